@@ -1,0 +1,72 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "authemu",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "authemu", targets: ["authemu"])
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+    ],
+    targets: [
+        .target(
+            name: "AuthEmulator",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "AuthEmulatorSQLite",
+            dependencies: [
+                "AuthEmulator",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        .target(
+            name: "AuthEmulatorHTTP",
+            dependencies: [
+                "AuthEmulator",
+                "AuthEmulatorSQLite",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "authemu",
+            dependencies: [
+                "AuthEmulator",
+                "AuthEmulatorSQLite",
+                "AuthEmulatorHTTP",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Yams", package: "Yams"),
+            ]
+        ),
+        .testTarget(
+            name: "AuthEmulatorTests",
+            dependencies: [
+                "AuthEmulator",
+                "AuthEmulatorSQLite",
+                "AuthEmulatorHTTP",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]
+        ),
+    ]
+)

@@ -1,0 +1,67 @@
+import Foundation
+
+/// `accounts:lookup` (v3 `getAccountInfo`): the caller's own account by `idToken`, or, for
+/// admins, any accounts by id, email, phone or federated id.
+public struct LookupRequest: Decodable, Sendable {
+    public struct FederatedUserId: Decodable, Sendable {
+        public var providerId: String?
+        public var rawId: String?
+    }
+    public var idToken: String?
+    public var localId: [String]?
+    public var email: [String]?
+    public var phoneNumber: [String]?
+    public var federatedUserId: [FederatedUserId]?
+    public var initialEmail: [String]?
+
+    enum CodingKeys: String, CodingKey { case idToken, localId, email, phoneNumber, federatedUserId, initialEmail }
+
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        idToken = try container.decodeIfPresent(String.self, forKey: .idToken)
+        localId = try Self.list(container, .localId)
+        email = try Self.list(container, .email)
+        phoneNumber = try Self.list(container, .phoneNumber)
+        federatedUserId = try container.decodeIfPresent([FederatedUserId].self, forKey: .federatedUserId)
+        initialEmail = try Self.list(container, .initialEmail)
+    }
+
+    /// The REST API takes repeated fields; a single string is accepted too.
+    static func list(_ container: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys) throws -> [String]? {
+        if let single = try? container.decodeIfPresent(String.self, forKey: key) { return [single] }
+        return try container.decodeIfPresent([String].self, forKey: key)
+    }
+}
+
+extension Emulator {
+    public func lookup(_ request: LookupRequest, caller: Caller) async throws -> JSONValue {
+        let scope = caller.scope
+        if request.initialEmail != nil { throw AuthError.notImplemented("lookup by initialEmail") }
+        let users: [UserRecord] = try await store.read { tx in
+            let settings = try Emulator.readSettings(tx, scope)
+            if settings.disableAuth { throw AuthError.projectDisabled }
+            var found: [UserRecord] = []
+            func add(_ user: UserRecord?) {
+                if let user, !found.contains(where: { $0.localId == user.localId }) { found.append(user) }
+            }
+            if caller.isAdmin, request.idToken == nil {
+                for id in request.localId ?? [] { add(try tx.user(scope, localId: id)) }
+                for email in request.email ?? [] { for user in try tx.users(scope, email: email) { add(user) } }
+                for phone in request.phoneNumber ?? [] { add(try tx.user(scope, phoneNumber: phone)) }
+                for federated in request.federatedUserId ?? [] {
+                    guard let providerId = federated.providerId else { throw AuthError("MISSING_PROVIDER_ID") }
+                    guard let rawId = federated.rawId else { throw AuthError("MISSING_RAW_ID") }
+                    add(try tx.user(scope, providerId: providerId, rawId: rawId))
+                }
+                return found
+            }
+            guard let idToken = request.idToken else { throw AuthError.missingIdToken }
+            let claims = try self.tokens.decodeIdToken(idToken)
+            add(try Emulator.userForIdToken(tx, claims, scope: scope))
+            return found
+        }
+        var response: [String: JSONValue] = ["kind": "identitytoolkit#GetAccountInfoResponse"]
+        if !users.isEmpty { response["users"] = .array(users.map(\.wireValue)) }
+        return .object(response)
+    }
+}

@@ -1,0 +1,52 @@
+import Crypto
+import Foundation
+
+/// Salted SHA-256 password hashing. An emulator needs no slow KDF (test suites sign in thousands
+/// of times), but passwords are never kept or shown in clear.
+public enum PasswordHasher {
+    /// What lookups show instead of the hash, as production does (base64 of "REDACTED").
+    public static let redacted = "UkVEQUNURUQ="
+
+    public static func hash(_ password: String, random: any RandomSource) -> (hash: String, salt: String) {
+        let salt = Data(random.bytes(16))
+        return (digest(password, salt: salt), salt.base64EncodedString())
+    }
+
+    public static func verify(_ password: String, hash: String?, salt: String?) -> Bool {
+        guard let hash, let salt, let saltData = Data(base64Encoded: salt) else { return false }
+        let expected = Array(digest(password, salt: saltData).utf8)
+        let actual = Array(hash.utf8)
+        guard expected.count == actual.count else { return false }
+        return zip(expected, actual).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+
+    static func digest(_ password: String, salt: Data) -> String {
+        var hasher = SHA256()
+        hasher.update(data: salt)
+        hasher.update(data: Data(password.utf8))
+        return Data(hasher.finalize()).base64EncodedString()
+    }
+
+    /// The plaintext inside a firebase-tools fake hash (`fakeHash:salt=…:password=…`), if it is one.
+    public static func plaintextOfFakeHash(_ hash: String) -> String? {
+        guard hash.hasPrefix("fakeHash:salt="), let range = hash.range(of: ":password=") else { return nil }
+        return String(hash[range.upperBound...])
+    }
+}
+
+/// Input rules shared by the account flows (lax where firebase-tools is lax).
+public enum Validation {
+    public static func isEmail(_ value: String) -> Bool {
+        let parts = value.split(separator: "@", omittingEmptySubsequences: false)
+        return parts.count == 2 && !parts[0].isEmpty && !parts[1].isEmpty
+    }
+
+    /// E.164: a `+` and 7 to 15 digits.
+    public static func isPhoneNumber(_ value: String) -> Bool {
+        guard value.hasPrefix("+") else { return false }
+        let digits = value.dropFirst()
+        return (7...15).contains(digits.count) && digits.allSatisfy { $0.isASCII && $0.isNumber }
+    }
+
+    public static let minimumPasswordLength = 6
+}

@@ -1,0 +1,47 @@
+import Foundation
+
+/// `accounts:signInWithPassword` (v3 `verifyPassword`).
+public struct SignInWithPasswordRequest: Decodable, Sendable {
+    public var email: String?
+    public var password: String?
+    public var captchaChallenge: String?
+    public var idToken: String?
+    public var pendingIdToken: String?
+}
+
+extension Emulator {
+    public func signInWithPassword(_ request: SignInWithPasswordRequest, caller: Caller) async throws -> JSONValue {
+        if request.idToken != nil || request.pendingIdToken != nil {
+            throw AuthError.notImplemented("signInWithPassword with idToken")
+        }
+        let scope = caller.scope
+        let (user, settings): (UserRecord, ScopeSettings) = try await store.write { tx in
+            let settings = try Emulator.settings(tx, scope)
+            if settings.disableAuth { throw AuthError.projectDisabled }
+            guard let email = request.email, !email.isEmpty else { throw AuthError.missingEmail }
+            guard Validation.isEmail(email) else { throw AuthError.invalidEmail }
+            guard let password = request.password, !password.isEmpty else { throw AuthError.missingPassword }
+            let privacy = settings.improvedEmailPrivacy
+            guard var user = try tx.users(scope, email: email).first(where: \.hasPassword) else {
+                throw privacy ? AuthError.invalidLoginCredentials : AuthError.emailNotFound
+            }
+            if user.isDisabled { throw AuthError.userDisabled }
+            guard PasswordHasher.verify(password, hash: user.passwordHash, salt: user.salt) else {
+                throw privacy ? AuthError.invalidLoginCredentials : AuthError.invalidPassword
+            }
+            if !(settings.mfaEnabled && !user.enrollments.isEmpty) {
+                self.markSignedIn(&user)
+                try tx.save(scope, user)
+            }
+            return (user, settings)
+        }
+        var response: [String: JSONValue] = [
+            "kind": "identitytoolkit#VerifyPasswordResponse", "registered": true, "localId": .string(user.localId),
+            "email": .string(user.email ?? ""),
+        ]
+        if let name = user.displayName { response["displayName"] = .string(name) }
+        if let photo = user.photoUrl { response["profilePicture"] = .string(photo) }
+        return try await completeFirstFactor(
+            SessionGrant(user: user, scope: scope, provider: "password"), settings: settings, response: response)
+    }
+}

@@ -1,0 +1,157 @@
+import Foundation
+
+/// `accounts:signUp` (and admin `projects/{p}/accounts`).
+public struct SignUpRequest: Decodable, Sendable {
+    public var email: String?
+    public var password: String?
+    public var displayName: String?
+    public var photoUrl: String?
+    public var idToken: String?
+    public var localId: String?
+    public var emailVerified: Bool?
+    public var phoneNumber: String?
+    public var disabled: Bool?
+    public var mfaInfo: [MfaEnrollmentInput]?
+}
+
+/// An enrollment as the Admin SDKs send it in create/update/import (`mfaInfo`, `mfa.enrollments`).
+public struct MfaEnrollmentInput: Decodable, Sendable {
+    public var mfaEnrollmentId: String?
+    public var displayName: String?
+    public var phoneInfo: String?
+    public var enrolledAt: String?
+    public var totpInfo: JSONValue?
+}
+
+extension Emulator {
+    public func signUp(_ request: SignUpRequest, caller: Caller) async throws -> JSONValue {
+        let scope = caller.scope
+        let nowMillis = nowMillisString
+        let random = self.random
+        let result: (UserRecord, String?) = try await store.write { tx in
+            let settings = try Emulator.settings(tx, scope)
+            if settings.disableAuth { throw AuthError.projectDisabled }
+            if request.localId != nil, !caller.isAdmin { throw AuthError("UNEXPECTED_PARAMETER", "User ID") }
+            var user: UserRecord
+            var provider: String?
+            if let idToken = request.idToken {
+                let claims = try self.tokens.decodeIdToken(idToken)
+                user = try Emulator.userForIdToken(tx, claims, scope: scope)
+                provider = "password"
+            } else {
+                let localId = request.localId ?? random.alphanumeric(28)
+                if request.localId != nil, try tx.user(scope, localId: localId) != nil {
+                    throw AuthError.duplicateLocalId
+                }
+                user = UserRecord(localId: localId)
+                user.createdAt = nowMillis
+                user.tenantId = scope.tenantId
+            }
+            if let email = request.email {
+                guard Validation.isEmail(email) else { throw AuthError.invalidEmail }
+                let normalized = email.lowercased()
+                if try tx.users(scope, email: normalized).contains(where: { $0.localId != user.localId }) {
+                    throw AuthError.emailExists
+                }
+                user.email = normalized
+                if !caller.isAdmin {
+                    guard let password = request.password, !password.isEmpty else { throw AuthError.missingPassword }
+                    _ = password
+                }
+                if !settings.passwordSignUpEnabled, !caller.isAdmin { throw AuthError.operationNotAllowed }
+            } else if request.password != nil, !caller.isAdmin || request.idToken != nil {
+                throw AuthError.missingEmail
+            }
+            if let password = request.password {
+                if password.count < Validation.minimumPasswordLength { throw AuthError.weakPassword }
+                let hashed = PasswordHasher.hash(password, random: random)
+                user.passwordHash = hashed.hash
+                user.salt = hashed.salt
+                user.passwordUpdatedAt = Double(nowMillis)
+                if let email = user.email {
+                    user.upsertProvider(
+                        ProviderUserInfo(providerId: "password", rawId: email, federatedId: email, email: email))
+                }
+            }
+            if request.idToken == nil, request.email == nil, request.password == nil, !caller.isAdmin {
+                if !settings.anonymousEnabled { throw AuthError.adminOnlyOperation }
+                provider = "anonymous"
+            } else if request.idToken == nil, !caller.isAdmin {
+                provider = "password"
+            }
+            if let name = request.displayName { user.displayName = name }
+            if let photo = request.photoUrl { user.photoUrl = photo }
+            if caller.isAdmin {
+                if let verified = request.emailVerified { user.emailVerified = verified }
+                if let disabled = request.disabled { user.disabled = disabled }
+                if let phone = request.phoneNumber {
+                    guard Validation.isPhoneNumber(phone) else { throw AuthError.invalidPhoneNumber }
+                    if try tx.user(scope, phoneNumber: phone) != nil { throw AuthError.phoneNumberExists }
+                    user.phoneNumber = phone
+                    user.upsertProvider(ProviderUserInfo(providerId: "phone", rawId: phone, phoneNumber: phone))
+                }
+            }
+            if let enrollments = request.mfaInfo {
+                user.mfaInfo = try MfaEnrollmentInput.records(enrollments, random: random, now: self.clock.now())
+            }
+            if provider != nil {
+                user.lastLoginAt = nowMillis
+                user.lastRefreshAt = self.clock.now().rfc3339Millis
+            }
+            try tx.save(scope, user)
+            return (user, provider)
+        }
+        let (user, provider) = result
+        var response: [String: JSONValue] = [
+            "kind": "identitytoolkit#SignupNewUserResponse", "localId": .string(user.localId),
+        ]
+        if let email = user.email { response["email"] = .string(email) }
+        if let name = user.displayName { response["displayName"] = .string(name) }
+        if let provider {
+            for (key, value) in try await issueTokens(SessionGrant(user: user, scope: scope, provider: provider)) {
+                response[key] = value
+            }
+        }
+        return .object(response)
+    }
+}
+
+extension MfaEnrollmentInput {
+    /// Turns Admin-supplied enrollments into records: ids are generated when absent, phone
+    /// numbers checked, duplicates by number dropped.
+    static func records(_ inputs: [MfaEnrollmentInput], random: any RandomSource, now: Date, keepIds: Bool = false)
+        throws -> [MfaEnrollment]?
+    {
+        var result: [MfaEnrollment] = []
+        var seenPhones = Set<String>()
+        for input in inputs {
+            let id = (keepIds ? input.mfaEnrollmentId : nil) ?? input.mfaEnrollmentId ?? random.alphanumeric(28)
+            if let phone = input.phoneInfo {
+                guard Validation.isPhoneNumber(phone) else {
+                    throw AuthError("INVALID_MFA_PHONE_NUMBER", "Invalid format.")
+                }
+                if !seenPhones.insert(phone).inserted { continue }
+                result.append(
+                    MfaEnrollment(
+                        mfaEnrollmentId: id, displayName: input.displayName,
+                        enrolledAt: input.enrolledAt ?? now.rfc3339Millis,
+                        phoneInfo: phone))
+            } else if input.totpInfo != nil {
+                result.append(
+                    MfaEnrollment(
+                        mfaEnrollmentId: id, displayName: input.displayName,
+                        enrolledAt: input.enrolledAt ?? now.rfc3339Millis,
+                        totpInfo: .object([:])))
+            } else {
+                throw AuthError("INVALID_ARGUMENT", "((Second factor not supported.))")
+            }
+        }
+        return result.isEmpty ? nil : result
+    }
+}
+
+extension JSONValue: ExpressibleByStringLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral {
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(integerLiteral value: Int) { self = .number(Double(value)) }
+}

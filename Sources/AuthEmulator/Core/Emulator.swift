@@ -1,0 +1,138 @@
+import Foundation
+import Logging
+
+/// Settings of the emulator that the domain needs (the rest is daemon configuration).
+public struct EmulatorOptions: Sendable {
+    /// The project every API key maps to.
+    public var defaultProjectId: String
+    /// Base URL written into email action links, e.g. `http://127.0.0.1:9099`.
+    public var publicURL: String
+
+    public init(defaultProjectId: String = "demo-project", publicURL: String = "http://127.0.0.1:9099") {
+        self.defaultProjectId = defaultProjectId
+        self.publicURL = publicURL
+    }
+}
+
+/// Who is calling: which scope the request resolved to, and whether it carried the admin
+/// credential (`Authorization: Bearer owner`).
+public struct Caller: Sendable {
+    public var scope: Scope
+    public var isAdmin: Bool
+
+    public init(scope: Scope, isAdmin: Bool) {
+        self.scope = scope
+        self.isAdmin = isAdmin
+    }
+}
+
+/// The whole domain graph: store, clock, randomness, tokens and options. Services are thin
+/// extensions over it, one file per capability.
+public final class Emulator: Sendable {
+    public let store: any AuthStore
+    public let clock: any AuthClock
+    public let random: any RandomSource
+    public let tokens: TokenService
+    public let options: EmulatorOptions
+    public let logger: Logger
+
+    public init(
+        store: any AuthStore, clock: any AuthClock = SystemClock(), random: any RandomSource = SystemRandomSource(),
+        options: EmulatorOptions = EmulatorOptions(), logger: Logger = Logger(label: "authemu")
+    ) async {
+        self.store = store
+        self.clock = clock
+        self.random = random
+        self.options = options
+        self.logger = logger
+        self.tokens = await TokenService(clock: clock)
+    }
+
+    var nowMillisString: String { String(clock.now().epochMillis) }
+}
+
+extension Emulator {
+    /// The project config with defaults filled in.
+    static func projectConfig(_ tx: any StoreTransaction, projectId: String) throws -> JSONValue {
+        let defaults = ResourceDefaults.projectConfig(projectId: projectId)
+        guard let stored = try tx.projectConfig(projectId: projectId) else { return defaults }
+        return defaults.merged(with: stored)
+    }
+
+    /// The tenant resource, created with everything enabled when it is referenced before being
+    /// created (firebase-tools does the same).
+    static func tenantResource(_ tx: any StoreTransaction, projectId: String, tenantId: String, create: Bool) throws
+        -> JSONValue?
+    {
+        if let tenant = try tx.tenant(projectId: projectId, tenantId: tenantId) { return tenant }
+        guard create else { return nil }
+        let tenant = ResourceDefaults.implicitTenant(projectId: projectId, tenantId: tenantId)
+        try tx.saveTenant(projectId: projectId, tenantId: tenantId, tenant)
+        return tenant
+    }
+
+    /// Settings of a scope for the account flows. May create an implicit tenant, so call it in a
+    /// write transaction.
+    static func settings(_ tx: any StoreTransaction, _ scope: Scope) throws -> ScopeSettings {
+        let config = try projectConfig(tx, projectId: scope.projectId)
+        guard let tenantId = scope.tenantId else { return ScopeSettings(projectConfig: config) }
+        let tenant = try tenantResource(tx, projectId: scope.projectId, tenantId: tenantId, create: true)!
+        return ScopeSettings(tenant: tenant, projectConfig: config)
+    }
+
+    /// Read-only variant: a tenant that does not exist yet reads as the implicit default.
+    static func readSettings(_ tx: any StoreTransaction, _ scope: Scope) throws -> ScopeSettings {
+        let config = try projectConfig(tx, projectId: scope.projectId)
+        guard let tenantId = scope.tenantId else { return ScopeSettings(projectConfig: config) }
+        let tenant =
+            try tx.tenant(projectId: scope.projectId, tenantId: tenantId)
+            ?? ResourceDefaults.implicitTenant(projectId: scope.projectId, tenantId: tenantId)
+        return ScopeSettings(tenant: tenant, projectConfig: config)
+    }
+
+    /// Resolves the user behind a presented ID token (firebase-tools' checks, in its order).
+    static func userForIdToken(
+        _ tx: any StoreTransaction, _ claims: IdTokenClaims, scope: Scope
+    ) throws -> UserRecord {
+        if let tokenTenant = claims.tenantId, tokenTenant != scope.tenantId { throw AuthError.tenantIdMismatch }
+        if claims.tenantId == nil, scope.tenantId != nil { throw AuthError.tenantIdMismatch }
+        if let audience = claims.projectId, audience != scope.projectId { throw AuthError.invalidIdToken }
+        guard let user = try tx.user(scope, localId: claims.localId) else { throw AuthError.userNotFound }
+        if let validSince = user.validSinceSeconds, claims.issuedAt < validSince { throw AuthError.tokenExpired }
+        if user.isDisabled { throw AuthError.userDisabled }
+        return user
+    }
+}
+
+/// The result of a successful sign-in step that should mint tokens.
+public struct SessionGrant: Sendable {
+    public var user: UserRecord
+    public var scope: Scope
+    public var provider: String
+    public var secondFactor: SecondFactorClaim?
+    public var extraClaims: [String: JSONValue] = [:]
+
+    public init(user: UserRecord, scope: Scope, provider: String, secondFactor: SecondFactorClaim? = nil) {
+        self.user = user
+        self.scope = scope
+        self.provider = provider
+        self.secondFactor = secondFactor
+    }
+}
+
+extension Emulator {
+    /// Mints `idToken`, `refreshToken` and `expiresIn` for a grant.
+    public func issueTokens(_ grant: SessionGrant) async throws -> [String: JSONValue] {
+        let idToken = try await tokens.idToken(
+            for: grant.user, scope: grant.scope, signInProvider: grant.provider, secondFactor: grant.secondFactor,
+            extraClaims: grant.extraClaims)
+        let refresh = RefreshToken(
+            localId: grant.user.localId, provider: grant.provider, extraClaims: grant.extraClaims, scope: grant.scope,
+            secondFactor: grant.secondFactor, issuedAt: clock.now().epochSeconds)
+        return [
+            "idToken": .string(idToken),
+            "refreshToken": .string(refresh.encoded()),
+            "expiresIn": .string(String(TokenService.idTokenLifetime)),
+        ]
+    }
+}

@@ -1,0 +1,137 @@
+import Foundation
+
+/// A JSON document as a value. Request bodies are normalised in this form (snake_case keys to
+/// camelCase, as firebase-tools does) before being decoded into typed requests.
+public enum JSONValue: Sendable, Equatable, Hashable {
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    public subscript(key: String) -> JSONValue? {
+        if case .object(let object) = self { return object[key] }
+        return nil
+    }
+
+    public var objectValue: [String: JSONValue]? {
+        if case .object(let object) = self { return object }
+        return nil
+    }
+
+    public var stringValue: String? {
+        if case .string(let string) = self { return string }
+        return nil
+    }
+
+    public var boolValue: Bool? {
+        if case .bool(let bool) = self { return bool }
+        return nil
+    }
+
+    public var doubleValue: Double? {
+        if case .number(let number) = self { return number }
+        return nil
+    }
+
+    public var arrayValue: [JSONValue]? {
+        if case .array(let array) = self { return array }
+        return nil
+    }
+
+    public var isNull: Bool { self == .null }
+}
+
+extension JSONValue: Codable {
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let bool = try? container.decode(Bool.self) {
+            self = .bool(bool)
+        } else if let number = try? container.decode(Double.self) {
+            self = .number(number)
+        } else if let string = try? container.decode(String.self) {
+            self = .string(string)
+        } else if let array = try? container.decode([JSONValue].self) {
+            self = .array(array)
+        } else {
+            self = .object(try container.decode([String: JSONValue].self))
+        }
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case .bool(let bool): try container.encode(bool)
+        case .number(let number):
+            if number.rounded() == number, abs(number) < 1e15 {
+                try container.encode(Int64(number))
+            } else {
+                try container.encode(number)
+            }
+        case .string(let string): try container.encode(string)
+        case .array(let array): try container.encode(array)
+        case .object(let object): try container.encode(object)
+        }
+    }
+}
+
+extension JSONValue {
+    /// Parses JSON text; a syntax error becomes the firebase-tools `parseError` envelope.
+    public static func parse(_ data: Data) throws(AuthError) -> JSONValue {
+        do {
+            return try JSONDecoder().decode(JSONValue.self, from: data)
+        } catch {
+            throw AuthError.malformedJSON("The body is not valid JSON.")
+        }
+    }
+
+    /// Encodes any value into a JSONValue (used to store and echo wire shapes).
+    public static func from(_ value: some Encodable) throws -> JSONValue {
+        let data = try JSONEncoder().encode(value)
+        return try JSONDecoder().decode(JSONValue.self, from: data)
+    }
+
+    /// Serialised JSON text (stable key order).
+    public func jsonString() -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? String(decoding: encoder.encode(self), as: UTF8.self)) ?? "null"
+    }
+
+    /// Recursively rewrites `snake_case` keys as `camelCase` (`refresh_token` → `refreshToken`).
+    public func camelCasedKeys() -> JSONValue {
+        switch self {
+        case .object(let object):
+            var result: [String: JSONValue] = [:]
+            for (key, value) in object {
+                result[Self.camelCase(key)] = value.camelCasedKeys()
+            }
+            return .object(result)
+        case .array(let array):
+            return .array(array.map { $0.camelCasedKeys() })
+        default:
+            return self
+        }
+    }
+
+    static func camelCase(_ key: String) -> String {
+        guard key.contains("_"), !key.hasPrefix("_") else { return key }
+        var result = ""
+        var upperNext = false
+        for character in key {
+            if character == "_" {
+                upperNext = true
+            } else if upperNext {
+                result += character.uppercased()
+                upperNext = false
+            } else {
+                result.append(character)
+            }
+        }
+        return result
+    }
+}

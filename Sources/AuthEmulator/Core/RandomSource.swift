@@ -1,0 +1,66 @@
+import Foundation
+
+/// Where the emulator gets randomness: identifiers, codes, salts. Injected so tests can be
+/// deterministic; the default draws from the system CSPRNG.
+public protocol RandomSource: Sendable {
+    func bytes(_ count: Int) -> [UInt8]
+}
+
+/// The operating system's cryptographically secure generator (`getrandom` on Linux).
+public struct SystemRandomSource: RandomSource {
+    public init() {}
+    public func bytes(_ count: Int) -> [UInt8] {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+    }
+}
+
+/// A repeatable generator for tests (SplitMix64).
+public final class SeededRandomSource: RandomSource, @unchecked Sendable {
+    private let lock = NSLock()
+    private var state: UInt64
+
+    public init(seed: UInt64) { state = seed }
+
+    public func bytes(_ count: Int) -> [UInt8] {
+        lock.withLock {
+            (0..<count).map { _ in
+                state &+= 0x9E37_79B9_7F4A_7C15
+                var z = state
+                z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+                z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+                return UInt8(truncatingIfNeeded: z ^ (z >> 31))
+            }
+        }
+    }
+}
+
+extension RandomSource {
+    /// A uniformly drawn index below `bound` (rejection sampling: no modulo bias).
+    func index(below bound: Int) -> Int {
+        let limit = 256 - (256 % bound)
+        while true {
+            let byte = Int(bytes(1)[0])
+            if byte < limit { return byte % bound }
+        }
+    }
+
+    func string(length: Int, alphabet: [Character]) -> String {
+        String((0..<length).map { _ in alphabet[index(below: alphabet.count)] })
+    }
+
+    /// `[A-Za-z0-9]{length}`: the shape of firebase-tools' localId, tenantId and enrollment ids.
+    public func alphanumeric(_ length: Int) -> String {
+        string(length: length, alphabet: Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"))
+    }
+
+    /// base64url characters, for opaque codes (oobCode, sessionInfo, temporaryProof).
+    public func base64URL(_ length: Int) -> String {
+        string(length: length, alphabet: Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"))
+    }
+
+    /// Decimal digits, leading zeros allowed (SMS codes).
+    public func digits(_ length: Int) -> String {
+        string(length: length, alphabet: Array("0123456789"))
+    }
+}

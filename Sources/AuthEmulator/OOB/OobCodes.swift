@@ -1,0 +1,223 @@
+import Foundation
+
+/// `accounts:sendOobCode` (v3 `getOobConfirmationCode`).
+public struct SendOobCodeRequest: Decodable, Sendable {
+    public var requestType: OobRequestType?
+    public var email: String?
+    public var newEmail: String?
+    public var idToken: String?
+    public var continueUrl: String?
+    public var canHandleCodeInApp: Bool?
+    public var returnOobLink: Bool?
+}
+
+/// `accounts:resetPassword`: inspect a code, or reset the password with it.
+public struct ResetPasswordRequest: Decodable, Sendable {
+    public var oobCode: String?
+    public var newPassword: String?
+    public var email: String?
+
+    public init(oobCode: String?, newPassword: String?, email: String? = nil) {
+        self.oobCode = oobCode
+        self.newPassword = newPassword
+        self.email = email
+    }
+}
+
+extension Emulator {
+    public func sendOobCode(_ request: SendOobCodeRequest, caller: Caller) async throws -> JSONValue {
+        let scope = caller.scope
+        if request.returnOobLink == true, !caller.isAdmin { throw AuthError.insufficientPermission }
+        guard let type = request.requestType else { throw AuthError("MISSING_REQ_TYPE") }
+        guard [.verifyEmail, .passwordReset, .emailSignin, .verifyAndChangeEmail].contains(type) else {
+            throw AuthError.notImplemented("sendOobCode \(type.rawValue)")
+        }
+        let code = random.base64URL(54)
+        let options = self.options
+        let created = clock.now().timeIntervalSince1970 * 1000
+        let issued: OobCode? = try await store.write { tx in
+            let settings = try Emulator.settings(tx, scope)
+            if settings.disableAuth { throw AuthError.projectDisabled }
+            var email: String
+            var newEmail: String?
+            var localId: String?
+            switch type {
+            case .verifyEmail:
+                if let idToken = request.idToken {
+                    let user = try Emulator.userForIdToken(tx, try self.tokens.decodeIdToken(idToken), scope: scope)
+                    guard let address = user.email else { throw AuthError.missingEmail }
+                    email = address
+                    localId = user.localId
+                } else {
+                    guard caller.isAdmin else { throw AuthError.missingIdToken }
+                    guard let address = request.email, !address.isEmpty else { throw AuthError.missingEmail }
+                    guard let user = try tx.users(scope, email: address).first else { throw AuthError.userNotFound }
+                    email = user.email ?? address
+                    localId = user.localId
+                }
+            case .passwordReset:
+                guard let address = request.email, !address.isEmpty else { throw AuthError.missingEmail }
+                guard Validation.isEmail(address) else { throw AuthError.invalidEmail }
+                guard let user = try tx.users(scope, email: address).first else {
+                    if settings.improvedEmailPrivacy { return nil }
+                    throw AuthError.emailNotFound
+                }
+                email = user.email ?? address.lowercased()
+                localId = user.localId
+            case .emailSignin:
+                guard let address = request.email, !address.isEmpty else { throw AuthError.missingEmail }
+                guard Validation.isEmail(address) else { throw AuthError.invalidEmail }
+                if !settings.emailLinkEnabled { throw AuthError.operationNotAllowed }
+                email = address.lowercased()
+            default:
+                guard let idToken = request.idToken else { throw AuthError.missingIdToken }
+                let user = try Emulator.userForIdToken(tx, try self.tokens.decodeIdToken(idToken), scope: scope)
+                guard let target = request.newEmail, !target.isEmpty else { throw AuthError("MISSING_NEW_EMAIL") }
+                guard Validation.isEmail(target) else { throw AuthError.invalidEmail }
+                if !(try tx.users(scope, email: target).isEmpty) { throw AuthError.emailExists }
+                email = user.email ?? ""
+                newEmail = target.lowercased()
+                localId = user.localId
+            }
+            let link = Emulator.actionLink(
+                base: options.publicURL, mode: type.actionMode, code: code, continueUrl: request.continueUrl,
+                tenantId: scope.tenantId)
+            let oob = OobCode(
+                email: email, newEmail: newEmail, requestType: type, oobCode: code, oobLink: link, localId: localId,
+                createdAt: created)
+            try tx.saveOobCode(scope, oob)
+            return oob
+        }
+        var response: [String: JSONValue] = ["kind": "identitytoolkit#GetOobConfirmationCodeResponse"]
+        response["email"] = .string(issued?.email ?? request.email ?? "")
+        if let issued {
+            logger.info(
+                "\(Emulator.oobLogLine(issued))",
+                metadata: ["event": "oob", "project": "\(scope.projectId)", "tenant": "\(scope.tenantId ?? "")"])
+            if request.returnOobLink == true {
+                response["oobCode"] = .string(issued.oobCode)
+                response["oobLink"] = .string(issued.oobLink)
+            }
+        }
+        return .object(response)
+    }
+
+    static func actionLink(base: String, mode: String, code: String, continueUrl: String?, tenantId: String?) -> String
+    {
+        var link = "\(base)/emulator/action?mode=\(mode)&lang=en&oobCode=\(code)&apiKey=fake-api-key"
+        let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
+        if let continueUrl, let encoded = continueUrl.addingPercentEncoding(withAllowedCharacters: allowed) {
+            link += "&continueUrl=\(encoded)"
+        }
+        if let tenantId { link += "&tenantId=\(tenantId)" }
+        return link
+    }
+
+    /// The firebase-tools console wording, so existing log scrapers keep working.
+    static func oobLogLine(_ code: OobCode) -> String {
+        switch code.requestType {
+        case .verifyEmail: "To verify the email address \(code.email), follow this link: \(code.oobLink)"
+        case .passwordReset:
+            "To reset the password for \(code.email), follow this link: \(code.oobLink)&newPassword=NEW_PASSWORD_HERE"
+        case .emailSignin: "To sign in as \(code.email), follow this link: \(code.oobLink)"
+        case .verifyAndChangeEmail:
+            "To verify and change the email address from \(code.email) to \(code.newEmail ?? ""), follow this link: \(code.oobLink)"
+        default: "To reset your email address to \(code.email), follow this link: \(code.oobLink)"
+        }
+    }
+
+    public func resetPassword(_ request: ResetPasswordRequest, caller: Caller) async throws -> JSONValue {
+        guard let code = request.oobCode, !code.isEmpty else { throw AuthError.missingOobCode }
+        let scope = caller.scope
+        let random = self.random
+        let nowMillis = nowMillisString
+        let now = clock.now()
+        let oob: OobCode = try await store.write { tx in
+            let settings = try Emulator.settings(tx, scope)
+            if settings.disableAuth { throw AuthError.projectDisabled }
+            guard let oob = try tx.oobCode(scope, code: code) else { throw AuthError.invalidOobCode }
+            guard let newPassword = request.newPassword else { return oob }
+            guard oob.requestType == .passwordReset else { throw AuthError.invalidOobCode }
+            if !settings.passwordSignUpEnabled { throw AuthError.passwordLoginDisabled }
+            if newPassword.count < Validation.minimumPasswordLength { throw AuthError.weakPassword }
+            guard var user = try Emulator.oobUser(tx, oob, scope: scope) else { throw AuthError.invalidOobCode }
+            let hashed = PasswordHasher.hash(newPassword, random: random)
+            user.passwordHash = hashed.hash
+            user.salt = hashed.salt
+            user.passwordUpdatedAt = Double(nowMillis)
+            user.validSince = String(now.epochSeconds)
+            user.emailVerified = true
+            if let email = user.email {
+                user.upsertProvider(
+                    ProviderUserInfo(providerId: "password", rawId: email, federatedId: email, email: email))
+            }
+            try tx.save(scope, user)
+            try tx.deleteOobCode(scope, code: code)
+            return oob
+        }
+        var response: [String: JSONValue] = [
+            "kind": "identitytoolkit#ResetPasswordResponse", "requestType": .string(oob.requestType.rawValue),
+        ]
+        if oob.requestType != .emailSignin { response["email"] = .string(oob.email) }
+        if let newEmail = oob.newEmail { response["newEmail"] = .string(newEmail) }
+        return .object(response)
+    }
+
+    static func oobUser(_ tx: any StoreTransaction, _ oob: OobCode, scope: Scope) throws -> UserRecord? {
+        if let localId = oob.localId, let user = try tx.user(scope, localId: localId) { return user }
+        return try tx.users(scope, email: oob.email).first
+    }
+
+    /// Applies a VERIFY_EMAIL / VERIFY_AND_CHANGE_EMAIL code (`accounts:update {oobCode}`, and
+    /// the action page).
+    public func applyOobCode(_ code: String, caller: Caller) async throws -> JSONValue {
+        let scope = caller.scope
+        let user: UserRecord = try await store.write { tx in
+            guard let oob = try tx.oobCode(scope, code: code) else { throw AuthError.invalidOobCode }
+            guard var user = try Emulator.oobUser(tx, oob, scope: scope) else { throw AuthError.userNotFound }
+            switch oob.requestType {
+            case .verifyEmail:
+                user.emailVerified = true
+            case .verifyAndChangeEmail:
+                guard let newEmail = oob.newEmail else { throw AuthError.invalidOobCode }
+                if try tx.users(scope, email: newEmail).contains(where: { $0.localId != user.localId }) {
+                    throw AuthError.emailExists
+                }
+                user.initialEmail = user.initialEmail ?? user.email
+                user.email = newEmail
+                user.emailVerified = true
+                if user.hasPassword {
+                    user.upsertProvider(
+                        ProviderUserInfo(
+                            providerId: "password", rawId: newEmail, federatedId: newEmail, email: newEmail))
+                }
+            default:
+                throw AuthError.invalidOobCode
+            }
+            try tx.save(scope, user)
+            try tx.deleteOobCode(scope, code: code)
+            return user
+        }
+        var response: [String: JSONValue] = [
+            "kind": "identitytoolkit#SetAccountInfoResponse", "localId": .string(user.localId),
+            "emailVerified": .bool(user.emailVerified ?? false),
+        ]
+        if let email = user.email { response["email"] = .string(email) }
+        return .object(response)
+    }
+
+    public func listOobCodes(_ scope: Scope) async throws -> JSONValue {
+        let codes = try await store.read { tx in try tx.listOobCodes(scope) }
+        return .object([
+            "oobCodes": .array(
+                codes.map { code in
+                    var entry: [String: JSONValue] = [
+                        "email": .string(code.email), "requestType": .string(code.requestType.rawValue),
+                        "oobCode": .string(code.oobCode), "oobLink": .string(code.oobLink),
+                    ]
+                    if let newEmail = code.newEmail { entry["newEmail"] = .string(newEmail) }
+                    return .object(entry)
+                })
+        ])
+    }
+}

@@ -1,0 +1,177 @@
+import Foundation
+
+/// The v2 project `Config`, tenants, and identity-provider configs (admin APIs).
+extension Emulator {
+    public func getProjectConfig(projectId: String) async throws -> JSONValue {
+        try await store.read { tx in try Emulator.projectConfig(tx, projectId: projectId) }
+    }
+
+    /// PATCH with `updateMask` (dotted paths); an empty mask replaces the whole config.
+    public func updateProjectConfig(projectId: String, patch: JSONValue, updateMask: [String]) async throws -> JSONValue
+    {
+        guard patch.objectValue != nil else { throw AuthError.invalidJSON("/ should be object") }
+        try ConfigValidation.validateProjectConfig(patch)
+        return try await store.write { tx in
+            let current = try Emulator.projectConfig(tx, projectId: projectId)
+            var updated: JSONValue
+            if updateMask.isEmpty {
+                updated = ResourceDefaults.projectConfig(projectId: projectId).merged(with: patch)
+            } else {
+                updated = FieldMask.apply(updateMask, from: patch, to: current)
+            }
+            updated = updated.setting(["name"], to: .string("projects/\(projectId)/config"))
+            updated = ConfigValidation.normalizeMfa(updated, key: "mfa")
+            try tx.saveProjectConfig(projectId: projectId, updated)
+            return updated
+        }
+    }
+
+    /// The firebase-tools emulator view of the config: exactly two settings.
+    public func emulatorConfig(projectId: String) async throws -> JSONValue {
+        let config = try await getProjectConfig(projectId: projectId)
+        return .object([
+            "signIn": .object(["allowDuplicateEmails": config.value(at: "signIn.allowDuplicateEmails") ?? false]),
+            "emailPrivacyConfig": .object([
+                "enableImprovedEmailPrivacy": config.value(at: "emailPrivacyConfig.enableImprovedEmailPrivacy")
+                    ?? false
+            ]),
+        ])
+    }
+
+    public func updateEmulatorConfig(projectId: String, patch: JSONValue) async throws -> JSONValue {
+        let mask = ["signIn.allowDuplicateEmails", "emailPrivacyConfig.enableImprovedEmailPrivacy"].filter {
+            patch.value(at: $0) != nil
+        }
+        _ = try await updateProjectConfig(projectId: projectId, patch: patch, updateMask: mask)
+        return try await emulatorConfig(projectId: projectId)
+    }
+
+    // MARK: tenants
+
+    public func createTenant(projectId: String, body: JSONValue) async throws -> JSONValue {
+        try ConfigValidation.validateTenant(body)
+        let tenantId = random.alphanumeric(28)
+        return try await store.write { tx in
+            var tenant = ResourceDefaults.createdTenant(projectId: projectId, tenantId: tenantId).merged(with: body)
+            tenant = tenant.setting(["name"], to: .string("projects/\(projectId)/tenants/\(tenantId)"))
+                .setting(["tenantId"], to: .string(tenantId))
+            tenant = ConfigValidation.normalizeMfa(tenant, key: "mfaConfig")
+            try tx.saveTenant(projectId: projectId, tenantId: tenantId, tenant)
+            return tenant
+        }
+    }
+
+    public func getTenant(projectId: String, tenantId: String) async throws -> JSONValue {
+        try await store.write { tx in
+            try Emulator.tenantResource(tx, projectId: projectId, tenantId: tenantId, create: true)!
+        }
+    }
+
+    public func updateTenant(projectId: String, tenantId: String, patch: JSONValue, updateMask: [String]) async throws
+        -> JSONValue
+    {
+        guard patch.objectValue != nil else { throw AuthError.invalidJSON("/ should be object") }
+        try ConfigValidation.validateTenant(patch)
+        return try await store.write { tx in
+            let current = try Emulator.tenantResource(tx, projectId: projectId, tenantId: tenantId, create: true)!
+            var updated =
+                updateMask.isEmpty
+                ? ResourceDefaults.createdTenant(projectId: projectId, tenantId: tenantId).merged(with: patch)
+                : FieldMask.apply(updateMask, from: patch, to: current)
+            updated = updated.setting(["name"], to: .string("projects/\(projectId)/tenants/\(tenantId)"))
+                .setting(["tenantId"], to: .string(tenantId))
+            updated = ConfigValidation.normalizeMfa(updated, key: "mfaConfig")
+            try tx.saveTenant(projectId: projectId, tenantId: tenantId, updated)
+            return updated
+        }
+    }
+
+    public func deleteTenant(projectId: String, tenantId: String) async throws -> JSONValue {
+        try await store.write { tx in
+            guard try tx.deleteTenant(projectId: projectId, tenantId: tenantId) else {
+                throw AuthError("TENANT_NOT_FOUND")
+            }
+            try tx.deleteAllUsers(Scope(projectId: projectId, tenantId: tenantId))
+        }
+        return .object([:])
+    }
+
+    public func listTenants(projectId: String, pageSize: Int?, pageToken: String?) async throws -> JSONValue {
+        var size = pageSize ?? 20
+        if size == 0 { size = 20 }
+        let limit = size < 0 ? nil : min(size, 1000)
+        let tenants = try await store.read { tx in
+            try tx.listTenants(projectId: projectId, after: pageToken.flatMap { $0.isEmpty ? nil : $0 }, limit: limit)
+        }
+        var response: [String: JSONValue] = ["tenants": .array(tenants)]
+        if let limit, tenants.count == limit, let last = tenants.last?["tenantId"] { response["nextPageToken"] = last }
+        return .object(response)
+    }
+}
+
+/// Checks the parts of config and tenant bodies that clients rely on being sane.
+enum ConfigValidation {
+    static func validateProjectConfig(_ config: JSONValue) throws(AuthError) {
+        try validateMfa(config["mfa"], path: "mfa")
+        try validateTestPhoneNumbers(config.value(at: "signIn.phoneNumber.testPhoneNumbers"))
+    }
+
+    static func validateTenant(_ tenant: JSONValue) throws(AuthError) {
+        try validateMfa(tenant["mfaConfig"], path: "mfaConfig")
+        try validateTestPhoneNumbers(tenant["testPhoneNumbers"])
+    }
+
+    static let mfaStates: Set<String> = ["STATE_UNSPECIFIED", "DISABLED", "ENABLED", "MANDATORY"]
+
+    static func validateMfa(_ mfa: JSONValue?, path: String) throws(AuthError) {
+        guard let mfa, mfa != .null else { return }
+        guard mfa.objectValue != nil else { throw AuthError.invalidJSON("/\(path) should be object") }
+        if let state = mfa["state"], !(state.stringValue.map(mfaStates.contains) ?? false) {
+            throw AuthError("INVALID_CONFIG", "\(path).state must be one of DISABLED, ENABLED, MANDATORY")
+        }
+        for (index, provider) in (mfa["providerConfigs"]?.arrayValue ?? []).enumerated() {
+            guard let interval = provider.value(at: "totpProviderConfig.adjacentIntervals"), interval != .null else {
+                continue
+            }
+            guard let number = interval.doubleValue ?? interval.stringValue.flatMap(Double.init),
+                number.rounded() == number, (0...10).contains(number)
+            else {
+                throw AuthError(
+                    "INVALID_CONFIG",
+                    "\(path).providerConfigs[\(index)].totpProviderConfig.adjacentIntervals must be an integer from 0 to 10"
+                )
+            }
+        }
+    }
+
+    static func validateTestPhoneNumbers(_ numbers: JSONValue?) throws(AuthError) {
+        guard let numbers, numbers != .null else { return }
+        guard let map = numbers.objectValue else { throw AuthError.invalidJSON("/testPhoneNumbers should be object") }
+        if map.count > 10 { throw AuthError("INVALID_CONFIG", "At most 10 test phone numbers are allowed") }
+        for (phone, code) in map {
+            guard Validation.isPhoneNumber(phone) else {
+                throw AuthError("INVALID_CONFIG", "Invalid test phone number: \(phone)")
+            }
+            guard let code = code.stringValue, code.count == 6, code.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+                throw AuthError("INVALID_CONFIG", "Invalid test code for \(phone): must be 6 digits")
+            }
+        }
+    }
+
+    /// The Node Admin SDK asserts `state` in every MFA config and provider config it reads back.
+    static func normalizeMfa(_ resource: JSONValue, key: String) -> JSONValue {
+        guard var mfa = resource[key]?.objectValue else {
+            return resource.setting([key], to: .object(["state": "DISABLED"]))
+        }
+        if mfa["state"] == nil { mfa["state"] = "DISABLED" }
+        if let providers = mfa["providerConfigs"]?.arrayValue {
+            mfa["providerConfigs"] = .array(
+                providers.map { provider in
+                    guard case .object(var fields) = provider else { return provider }
+                    if fields["state"] == nil { fields["state"] = "DISABLED" }
+                    return .object(fields)
+                })
+        }
+        return resource.setting([key], to: .object(mfa))
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+
+/// `updateMask` handling for the v2 Config and Tenant resources: dotted field paths applied one
+/// by one, as production and the Admin SDKs expect.
+public enum FieldMask {
+    /// Parses `a.b,c` (also tolerating spaces and repeated query values).
+    public static func parse(_ values: [String]) -> [String] {
+        values.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }.filter {
+            !$0.isEmpty
+        }
+    }
+
+    /// Copies each masked path from `patch` into `target`; a path absent from the patch is cleared.
+    public static func apply(_ paths: [String], from patch: JSONValue, to target: JSONValue) -> JSONValue {
+        var result = target
+        for path in paths {
+            let keys = path.split(separator: ".").map(String.init)
+            result = result.setting(keys, to: patch.value(at: keys))
+        }
+        return result
+    }
+}
+
+extension JSONValue {
+    public func value(at keys: [String]) -> JSONValue? {
+        var current: JSONValue? = self
+        for key in keys { current = current?[key] }
+        return current
+    }
+
+    public func value(at path: String) -> JSONValue? {
+        value(at: path.split(separator: ".").map(String.init))
+    }
+
+    /// Returns a copy with the value at `keys` replaced (nil removes it), creating objects on the way.
+    public func setting(_ keys: [String], to newValue: JSONValue?) -> JSONValue {
+        guard let first = keys.first else { return newValue ?? .null }
+        var object = objectValue ?? [:]
+        if keys.count == 1 {
+            object[first] = newValue
+        } else {
+            let child = object[first] ?? .object([:])
+            object[first] = child.setting(Array(keys.dropFirst()), to: newValue)
+        }
+        return .object(object)
+    }
+
+    /// Deep merge: objects are merged key by key, anything else in `other` wins.
+    public func merged(with other: JSONValue) -> JSONValue {
+        guard case .object(var base) = self, case .object(let overlay) = other else { return other }
+        for (key, value) in overlay {
+            base[key] = base[key].map { $0.merged(with: value) } ?? value
+        }
+        return .object(base)
+    }
+}

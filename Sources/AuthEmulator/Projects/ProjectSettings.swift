@@ -1,0 +1,86 @@
+import Foundation
+
+/// The settings of one scope that account flows consult, read from the project's v2 `Config`
+/// and, for a tenant, its `Tenant` resource.
+public struct ScopeSettings: Sendable {
+    public var allowDuplicateEmails = false
+    public var improvedEmailPrivacy = false
+    public var passwordSignUpEnabled = true
+    public var emailLinkEnabled = true
+    public var anonymousEnabled = true
+    public var disableAuth = false
+    /// The MFA config in wire shape (`state`, `enabledProviders`, `providerConfigs`).
+    public var mfa: JSONValue = .object([:])
+    public var testPhoneNumbers: [String: String] = [:]
+
+    public init() {}
+
+    public init(projectConfig config: JSONValue) {
+        allowDuplicateEmails = config.value(at: "signIn.allowDuplicateEmails")?.boolValue ?? false
+        improvedEmailPrivacy = config.value(at: "emailPrivacyConfig.enableImprovedEmailPrivacy")?.boolValue ?? false
+        passwordSignUpEnabled = config.value(at: "signIn.email.enabled")?.boolValue ?? true
+        anonymousEnabled = config.value(at: "signIn.anonymous.enabled")?.boolValue ?? true
+        mfa = config["mfa"] ?? .object([:])
+        testPhoneNumbers = Self.phoneMap(config.value(at: "signIn.phoneNumber.testPhoneNumbers"))
+    }
+
+    public init(tenant: JSONValue, projectConfig config: JSONValue) {
+        self.init(projectConfig: config)
+        passwordSignUpEnabled = tenant["allowPasswordSignup"]?.boolValue ?? false
+        emailLinkEnabled = tenant["enableEmailLinkSignin"]?.boolValue ?? false
+        anonymousEnabled = tenant["enableAnonymousUser"]?.boolValue ?? false
+        disableAuth = tenant["disableAuth"]?.boolValue ?? false
+        mfa = tenant["mfaConfig"] ?? .object([:])
+        testPhoneNumbers = Self.phoneMap(tenant["testPhoneNumbers"])
+    }
+
+    static func phoneMap(_ value: JSONValue?) -> [String: String] {
+        (value?.objectValue ?? [:]).compactMapValues { $0.stringValue }
+    }
+}
+
+/// Defaults of the v2 resources, matching what firebase-tools answers for a fresh project.
+public enum ResourceDefaults {
+    public static func projectConfig(projectId: String) -> JSONValue {
+        .object([
+            "name": .string("projects/\(projectId)/config"),
+            "signIn": .object([
+                "allowDuplicateEmails": .bool(false),
+                "email": .object(["enabled": .bool(true), "passwordRequired": .bool(true)]),
+                "anonymous": .object(["enabled": .bool(true)]),
+                "phoneNumber": .object(["enabled": .bool(true), "testPhoneNumbers": .object([:])]),
+            ]),
+            "emailPrivacyConfig": .object(["enableImprovedEmailPrivacy": .bool(false)]),
+            "mfa": .object([
+                "state": .string("ENABLED"), "enabledProviders": .array([.string("PHONE_SMS")]),
+                "providerConfigs": .array([]),
+            ]),
+        ])
+    }
+
+    /// An explicitly created tenant: everything off, as firebase-tools (and production) do.
+    public static func createdTenant(projectId: String, tenantId: String) -> JSONValue {
+        .object([
+            "name": .string("projects/\(projectId)/tenants/\(tenantId)"),
+            "tenantId": .string(tenantId),
+            "allowPasswordSignup": .bool(false),
+            "enableEmailLinkSignin": .bool(false),
+            "enableAnonymousUser": .bool(false),
+            "disableAuth": .bool(false),
+            "mfaConfig": .object(["state": .string("DISABLED"), "enabledProviders": .array([])]),
+        ])
+    }
+
+    /// A tenant that was referenced before being created: everything on (firebase-tools).
+    public static func implicitTenant(projectId: String, tenantId: String) -> JSONValue {
+        .object([
+            "name": .string("projects/\(projectId)/tenants/\(tenantId)"),
+            "tenantId": .string(tenantId),
+            "allowPasswordSignup": .bool(true),
+            "enableEmailLinkSignin": .bool(true),
+            "enableAnonymousUser": .bool(true),
+            "disableAuth": .bool(false),
+            "mfaConfig": .object(["state": .string("ENABLED"), "enabledProviders": .array([.string("PHONE_SMS")])]),
+        ])
+    }
+}

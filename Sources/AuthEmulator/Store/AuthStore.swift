@@ -1,0 +1,64 @@
+import Foundation
+
+/// Users of one scope (project or tenant). Email and phone are matched case-insensitively and
+/// exactly respectively; federated identities by (providerId, rawId).
+public protocol UserRepository {
+    func user(_ scope: Scope, localId: String) throws -> UserRecord?
+    func users(_ scope: Scope, email: String) throws -> [UserRecord]
+    func user(_ scope: Scope, phoneNumber: String) throws -> UserRecord?
+    func user(_ scope: Scope, providerId: String, rawId: String) throws -> UserRecord?
+    /// Inserts or replaces the record with the same localId, and its indexes.
+    func save(_ scope: Scope, _ user: UserRecord) throws
+    func deleteUser(_ scope: Scope, localId: String) throws -> Bool
+    func deleteAllUsers(_ scope: Scope) throws
+    /// Users in localId order, strictly after `after`, at most `limit` (nil = all).
+    func listUsers(_ scope: Scope, after: String?, limit: Int?, descending: Bool) throws -> [UserRecord]
+    func countUsers(_ scope: Scope) throws -> Int
+    /// Tenant ids (nil for the top level) that have users in a project.
+    func tenantsWithUsers(projectId: String) throws -> [String?]
+}
+
+/// Tenants of a project, stored in the Identity Toolkit v2 `Tenant` JSON shape.
+public protocol TenantRepository {
+    func tenant(projectId: String, tenantId: String) throws -> JSONValue?
+    func saveTenant(projectId: String, tenantId: String, _ tenant: JSONValue) throws
+    func deleteTenant(projectId: String, tenantId: String) throws -> Bool
+    func listTenants(projectId: String, after: String?, limit: Int?) throws -> [JSONValue]
+}
+
+/// Project configurations, stored in the Identity Toolkit v2 `Config` JSON shape.
+public protocol ConfigRepository {
+    func projectConfig(projectId: String) throws -> JSONValue?
+    func saveProjectConfig(projectId: String, _ config: JSONValue) throws
+}
+
+/// Out-of-band codes (email links), in creation order.
+public protocol OobCodeRepository {
+    func oobCode(_ scope: Scope, code: String) throws -> OobCode?
+    func saveOobCode(_ scope: Scope, _ code: OobCode) throws
+    func deleteOobCode(_ scope: Scope, code: String) throws
+    func listOobCodes(_ scope: Scope) throws -> [OobCode]
+}
+
+/// Identity-provider configurations (`oauthIdpConfigs`, `inboundSamlConfigs`,
+/// `defaultSupportedIdpConfigs`), kept as the JSON the Admin SDKs send.
+public protocol IdpConfigRepository {
+    func idpConfig(_ scope: Scope, kind: String, id: String) throws -> JSONValue?
+    func saveIdpConfig(_ scope: Scope, kind: String, id: String, _ config: JSONValue) throws
+    func deleteIdpConfig(_ scope: Scope, kind: String, id: String) throws -> Bool
+    func listIdpConfigs(_ scope: Scope, kind: String) throws -> [JSONValue]
+}
+
+/// Everything one transaction can touch.
+public protocol StoreTransaction: UserRepository, TenantRepository, ConfigRepository, OobCodeRepository,
+    IdpConfigRepository
+{}
+
+/// The durable state. `write` runs its body in one transaction: a thrown error rolls it all back,
+/// a return means it is committed.
+public protocol AuthStore: Sendable {
+    func read<T: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) throws -> T) async throws -> T
+    func write<T: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) throws -> T) async throws -> T
+    /// True when the store is open and answers a trivial query.
+    func isReady() async -> Bool
+}

@@ -1,0 +1,142 @@
+import Foundation
+import JWTKit
+
+/// A JWT whose claims are free-form JSON (custom claims sit at the top level of ID tokens).
+struct JSONClaims: JWTPayload {
+    var claims: [String: JSONValue]
+
+    init(_ claims: [String: JSONValue]) { self.claims = claims }
+
+    init(from decoder: Decoder) throws {
+        claims = try [String: JSONValue](from: decoder)
+    }
+
+    func encode(to encoder: Encoder) throws { try claims.encode(to: encoder) }
+
+    func verify(using algorithm: some JWTAlgorithm) async throws {}
+}
+
+/// Which second factor a session was completed with (`firebase.sign_in_second_factor`).
+public struct SecondFactorClaim: Codable, Sendable, Equatable {
+    public var identifier: String
+    public var provider: String
+
+    public init(identifier: String, provider: String) {
+        self.identifier = identifier
+        self.provider = provider
+    }
+}
+
+/// What a presented ID token says, once decoded.
+public struct IdTokenClaims: Sendable {
+    public var localId: String
+    public var projectId: String?
+    public var tenantId: String?
+    public var signInProvider: String
+    public var secondFactor: SecondFactorClaim?
+    public var issuedAt: Int64
+    public var raw: [String: JSONValue]
+}
+
+/// Issues and reads ID tokens, refresh tokens and session cookies. ID tokens are unsigned
+/// (`alg: none`) exactly as firebase-tools issues them; the Admin SDKs in emulator mode accept
+/// only those.
+public struct TokenService: Sendable {
+    public static let idTokenLifetime: Int64 = 3600
+    let keys: JWTKeyCollection
+    let clock: any AuthClock
+
+    public init(clock: any AuthClock) async {
+        self.clock = clock
+        self.keys = await JWTKeyCollection().addUnsecuredNone()
+    }
+
+    /// Builds the ID token of §5.1 of the firebase-tools reference.
+    public func idToken(
+        for user: UserRecord, scope: Scope, signInProvider: String, secondFactor: SecondFactorClaim? = nil,
+        extraClaims: [String: JSONValue] = [:]
+    ) async throws -> String {
+        let now = clock.now().epochSeconds
+        var claims: [String: JSONValue] = [:]
+        if let name = user.displayName { claims["name"] = .string(name) }
+        if let picture = user.photoUrl { claims["picture"] = .string(picture) }
+        if let custom = user.customAttributes, let object = CustomClaims.parse(custom) {
+            for (key, value) in object { claims[key] = value }
+        }
+        for (key, value) in extraClaims { claims[key] = value }
+        if let email = user.email {
+            claims["email"] = .string(email)
+            claims["email_verified"] = .bool(user.emailVerified ?? false)
+        }
+        if let phone = user.phoneNumber { claims["phone_number"] = .string(phone) }
+        if signInProvider == "anonymous" { claims["provider_id"] = .string("anonymous") }
+        let authTime = user.lastLoginAt.flatMap { Int64($0) }.map { $0 / 1000 } ?? now
+        claims["auth_time"] = .number(Double(authTime))
+        claims["user_id"] = .string(user.localId)
+        var firebase: [String: JSONValue] = [
+            "identities": .object(Self.identities(of: user)),
+            "sign_in_provider": .string(signInProvider),
+        ]
+        if let secondFactor {
+            firebase["sign_in_second_factor"] = .string(secondFactor.provider)
+            firebase["second_factor_identifier"] = .string(secondFactor.identifier)
+        }
+        if let tenant = scope.tenantId { firebase["tenant"] = .string(tenant) }
+        claims["firebase"] = .object(firebase)
+        claims["iat"] = .number(Double(now))
+        claims["exp"] = .number(Double(now + Self.idTokenLifetime))
+        claims["aud"] = .string(scope.projectId)
+        claims["iss"] = .string("https://securetoken.google.com/\(scope.projectId)")
+        claims["sub"] = .string(user.localId)
+        return try await keys.sign(JSONClaims(claims))
+    }
+
+    static func identities(of user: UserRecord) -> [String: JSONValue] {
+        var identities: [String: [String]] = [:]
+        if let email = user.email { identities["email"] = [email] }
+        for provider in user.providers where provider.providerId != "password" {
+            guard let rawId = provider.rawId else { continue }
+            identities[provider.providerId, default: []].append(rawId)
+        }
+        return identities.mapValues { .array($0.map { .string($0) }) }
+    }
+
+    /// Decodes an ID token without checking a signature (as firebase-tools does).
+    public func decodeIdToken(_ token: String) throws(AuthError) -> IdTokenClaims {
+        guard let claims = try? DefaultJWTParser().parse([UInt8](token.utf8), as: JSONClaims.self).payload.claims,
+            let localId = claims["user_id"]?.stringValue ?? claims["sub"]?.stringValue, !localId.isEmpty
+        else { throw AuthError.invalidIdToken }
+        let firebase = claims["firebase"]?.objectValue ?? [:]
+        var secondFactor: SecondFactorClaim?
+        if let identifier = firebase["second_factor_identifier"]?.stringValue,
+            let provider = firebase["sign_in_second_factor"]?.stringValue
+        {
+            secondFactor = SecondFactorClaim(identifier: identifier, provider: provider)
+        }
+        return IdTokenClaims(
+            localId: localId,
+            projectId: claims["aud"]?.stringValue,
+            tenantId: firebase["tenant"]?.stringValue,
+            signInProvider: firebase["sign_in_provider"]?.stringValue ?? "custom",
+            secondFactor: secondFactor,
+            issuedAt: Int64(claims["iat"]?.doubleValue ?? 0),
+            raw: claims)
+    }
+
+    /// A session cookie: the ID token's claims re-issued with a longer life (§5.4).
+    public func sessionCookie(from claims: IdTokenClaims, projectId: String, validDuration: Int64) async throws
+        -> String
+    {
+        var raw = claims.raw
+        let now = clock.now().epochSeconds
+        raw["iat"] = .number(Double(now))
+        raw["exp"] = .number(Double(now + validDuration))
+        raw["iss"] = .string("https://session.firebase.google.com/\(projectId)")
+        return try await keys.sign(JSONClaims(raw))
+    }
+
+    /// Decodes any JWT's payload without verification (custom tokens, fake IdP id_tokens).
+    public func decodeUnverified(_ token: String) -> [String: JSONValue]? {
+        try? DefaultJWTParser().parse([UInt8](token.utf8), as: JSONClaims.self).payload.claims
+    }
+}

@@ -1,0 +1,145 @@
+import AuthEmulator
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// Which credential a route takes (firebase-tools' security schemes, per operation).
+enum Access {
+    /// Client APIs: an API key, or the admin credential (which adds powers).
+    case client
+    /// Admin APIs (`/projects/{p}/…`): the admin credential.
+    case admin
+    /// API key only (securetoken).
+    case apiKey
+    /// Emulator endpoints: no credential.
+    case open
+}
+
+/// A decoded API request: normalised JSON body, query, and who is calling for which scope.
+struct ApiRequest: Sendable {
+    var body: JSONValue
+    var query: [String: [String]]
+    var caller: Caller
+
+    func queryValue(_ name: String) -> String? { query[name]?.first }
+
+    func decode<T: Decodable>(_ type: T.Type) throws(AuthError) -> T { try LenientDecoder.decode(type, from: body) }
+
+    /// Reads and normalises a request: JSON or form body, snake_case keys to camelCase; checks
+    /// credentials; resolves project (path, `targetProjectId`, default) and tenant (path, body,
+    /// the `idToken`'s tenant claim).
+    static func make(
+        _ request: Request, _ context: some RequestContext, access: Access, settings: HTTPSettings
+    ) async throws -> ApiRequest {
+        var query: [String: [String]] = [:]
+        for (key, value) in request.uri.queryParameters {
+            query[String(key), default: []].append(String(value))
+        }
+        let body = try await readBody(request, limit: settings.maxBodyBytes, method: request.method)
+        let isAdmin = try adminCredential(request.headers[.authorization], ownerToken: settings.adminToken)
+        let hasKey =
+            (query["key"]?.first.map { !$0.isEmpty } ?? false)
+            || (request.headers[HTTPField.Name("x-goog-api-key")!].map { !$0.isEmpty } ?? false)
+        switch access {
+        case .open: break
+        case .client:
+            if !isAdmin, !hasKey { throw AuthError.missingAPIKey }
+        case .apiKey:
+            if !hasKey { throw AuthError.missingAPIKey }
+        case .admin:
+            if !isAdmin {
+                if hasKey {
+                    throw AuthError(
+                        "INSUFFICIENT_PERMISSION", "Only authenticated requests can specify target_project_id.")
+                }
+                throw AuthError.missingAPIKey
+            }
+        }
+        var projectId = context.parameters.get("project") ?? settings.defaultProjectId
+        if let target = body["targetProjectId"]?.stringValue, !target.isEmpty, access != .open {
+            guard isAdmin else {
+                throw AuthError("INSUFFICIENT_PERMISSION", "Only authenticated requests can specify target_project_id.")
+            }
+            projectId = target
+        }
+        var tenantId = context.parameters.get("tenant")
+        if let bodyTenant = body["tenantId"]?.stringValue, !bodyTenant.isEmpty {
+            if let tenantId, tenantId != bodyTenant { throw AuthError.tenantIdMismatch }
+            tenantId = bodyTenant
+        }
+        if tenantId == nil, let queryTenant = query["tenantId"]?.first, !queryTenant.isEmpty {
+            tenantId = queryTenant
+        }
+        if tenantId == nil, let idToken = body["idToken"]?.stringValue,
+            let claims = try? TokenService.peekTenant(idToken)
+        {
+            tenantId = claims
+        }
+        return ApiRequest(
+            body: body, query: query,
+            caller: Caller(scope: Scope(projectId: projectId, tenantId: tenantId), isAdmin: isAdmin))
+    }
+
+    /// `Bearer owner` (any case) and Google access tokens (`ya29.`) are the admin; another Bearer
+    /// value is a 401; any other scheme is ignored.
+    static func adminCredential(_ header: String?, ownerToken: String) throws(AuthError) -> Bool {
+        guard let header else { return false }
+        let parts = header.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return false }
+        let token = parts[1].trimmingCharacters(in: .whitespaces)
+        if token.lowercased() == ownerToken.lowercased() || token.hasPrefix("ya29.") { return true }
+        throw AuthError.invalidCredentials
+    }
+
+    static func readBody(_ request: Request, limit: Int, method: HTTPRequest.Method) async throws -> JSONValue {
+        let buffer = try await request.body.collect(upTo: limit)
+        let data = Data(buffer: buffer)
+        if data.isEmpty || method == .get || method == .delete && data.allSatisfy({ $0 == 0x20 || $0 == 0x0a }) {
+            return .object([:])
+        }
+        let contentType = request.headers[.contentType]?.lowercased() ?? ""
+        if contentType.contains("application/x-www-form-urlencoded") {
+            return formBody(String(decoding: data, as: UTF8.self)).camelCasedKeys()
+        }
+        if method == .delete, (try? JSONValue.parse(data)) == nil { return .object([:]) }
+        let value = try JSONValue.parse(data)
+        guard value.objectValue != nil else { throw AuthError.invalidJSON("/ should be object") }
+        return value.camelCasedKeys()
+    }
+
+    static func formBody(_ text: String) -> JSONValue {
+        var object: [String: JSONValue] = [:]
+        for pair in text.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1).map {
+                String($0).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String($0)
+            }
+            object[parts[0]] = .string(parts.count > 1 ? parts[1] : "")
+        }
+        return .object(object)
+    }
+}
+
+extension TokenService {
+    /// The `firebase.tenant` claim of an ID token, without any other check.
+    static func peekTenant(_ token: String) throws -> String? {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count >= 2 else { return nil }
+        var base64 = String(parts[1]).replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        guard let data = Data(base64Encoded: base64) else { return nil }
+        return try JSONValue.parse(data).value(at: "firebase.tenant")?.stringValue
+    }
+}
+
+/// HTTP-level settings.
+public struct HTTPSettings: Sendable {
+    public var defaultProjectId: String
+    public var adminToken: String
+    public var maxBodyBytes: Int
+
+    public init(defaultProjectId: String, adminToken: String = "owner", maxBodyBytes: Int = 16 * 1024 * 1024) {
+        self.defaultProjectId = defaultProjectId
+        self.adminToken = adminToken
+        self.maxBodyBytes = maxBodyBytes
+    }
+}

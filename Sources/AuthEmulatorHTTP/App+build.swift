@@ -1,0 +1,61 @@
+import AuthEmulator
+import AuthEmulatorSQLite
+import Foundation
+import Hummingbird
+import Logging
+
+/// Everything `authemu serve` needs to build the daemon; flags, environment and the YAML file
+/// are merged into this by the executable.
+public struct AppConfig: Sendable {
+    public var host = "127.0.0.1"
+    public var port = 9099
+    public var projectId = "demo-project"
+    /// SQLite file; ignored when `ephemeral`.
+    public var dataPath = ".authemu/state.sqlite"
+    public var ephemeral = false
+    public var adminToken = "owner"
+    public var maxBodyBytes = 16 * 1024 * 1024
+    /// Base of links in emails; defaults to `http://host:port`.
+    public var publicURL: String?
+
+    public init() {}
+
+    public var resolvedPublicURL: String { publicURL ?? "http://\(host):\(port)" }
+}
+
+/// Opens the store the configuration names.
+public func openStore(_ config: AppConfig) throws -> SQLiteStore {
+    config.ephemeral ? try SQLiteStore() : try SQLiteStore(path: config.dataPath)
+}
+
+/// Builds the router with every route and middleware; tests drive it with `app.test(.router)`.
+public func buildRouter(emulator: Emulator, config: AppConfig) -> Router<BasicRequestContext> {
+    let router = Router(context: BasicRequestContext.self)
+    router.add(middleware: ErrorEnvelopeMiddleware())
+    router.add(middleware: CORSReflectingMiddleware())
+    let settings = HTTPSettings(
+        defaultProjectId: config.projectId, adminToken: config.adminToken, maxBodyBytes: config.maxBodyBytes)
+    let table = RouteTable(router: router, emulator: emulator, settings: settings)
+    table.registerClientRoutes()
+    table.registerAdminAccountRoutes()
+    table.registerConfigRoutes()
+    table.registerEmulatorRoutes()
+    return router
+}
+
+/// The one function that builds the daemon, for `serve` and for tests.
+public func buildApplication(
+    config: AppConfig, store: (any AuthStore)? = nil, clock: any AuthClock = SystemClock(),
+    random: any RandomSource = SystemRandomSource(), logger: Logger = Logger(label: "authemu")
+) async throws -> some ApplicationProtocol {
+    let store = try store ?? openStore(config)
+    let emulator = await Emulator(
+        store: store, clock: clock, random: random,
+        options: EmulatorOptions(defaultProjectId: config.projectId, publicURL: config.resolvedPublicURL),
+        logger: logger)
+    let router = buildRouter(emulator: emulator, config: config)
+    return Application(
+        router: router,
+        configuration: .init(address: .hostname(config.host, port: config.port), serverName: "authemu"),
+        logger: logger)
+}

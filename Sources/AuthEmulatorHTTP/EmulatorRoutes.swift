@@ -1,0 +1,100 @@
+import AuthEmulator
+import Foundation
+import Hummingbird
+
+/// Emulator-only endpoints (no credential), byte-compatible with firebase-tools, plus health.
+extension RouteTable {
+    func registerEmulatorRoutes() {
+        let emulator = self.emulator
+        router.get("/") { _, _ in
+            JSONResponse.make(
+                .object([
+                    "authEmulator": .object([
+                        "ready": true, "docs": "https://firebase.google.com/docs/emulator-suite",
+                        "apiSpec": "/emulator/openapi.json",
+                    ])
+                ]))
+        }
+        router.get("/healthz") { _, _ in JSONResponse.make(.object(["status": "ok"])) }
+        router.get("/readyz") { _, _ in
+            guard await emulator.store.isReady() else {
+                return ErrorEnvelope.response(for: .storeUnavailable("the store is not open"))
+            }
+            return JSONResponse.make(.object(["status": "ready"]))
+        }
+        let base = "/emulator/v1/projects/{project}"
+        let scoped = [base, "\(base)/tenants/{tenant}"]
+        api(.delete, scoped.map { "\($0)/accounts" }, access: .open) {
+            try await emulator.deleteAllAccounts($0.caller.scope)
+        }
+        api(.get, ["\(base)/config"], access: .open) {
+            try await emulator.emulatorConfig(projectId: $0.caller.scope.projectId)
+        }
+        api(.patch, ["\(base)/config"], access: .open) {
+            try await emulator.updateEmulatorConfig(projectId: $0.caller.scope.projectId, patch: $0.rawBody)
+        }
+        api(.get, scoped.map { "\($0)/oobCodes" }, access: .open) { try await emulator.listOobCodes($0.caller.scope) }
+        api(.get, scoped.map { "\($0)/verificationCodes" }, access: .open) { _ in
+            .object(["verificationCodes": .array([])])
+        }
+        registerActionPage()
+    }
+
+    /// `GET /emulator/action`: the page email links point at.
+    func registerActionPage() {
+        let emulator = self.emulator
+        let defaultProject = settings.defaultProjectId
+        router.get("/emulator/action") { request, _ in
+            let query = request.uri.queryParameters
+            func failure(_ message: String, _ instructions: String? = nil) -> Response {
+                var body: [String: JSONValue] = ["error": .string(message)]
+                if let instructions { body["instructions"] = .string(instructions) }
+                return JSONResponse.make(.object(["authEmulator": .object(body)]), status: .badRequest)
+            }
+            guard let mode = query.get("mode") else { return failure("Invalid mode") }
+            guard query.get("apiKey") != nil else { return failure("missing apiKey query parameter") }
+            let caller = Caller(scope: Scope(projectId: defaultProject, tenantId: query.get("tenantId")), isAdmin: true)
+            let continueUrl = query.get("continueUrl")
+            func success(_ message: String, email: String?) -> Response {
+                if let continueUrl, !continueUrl.isEmpty {
+                    return Response(status: .seeOther, headers: [.location: continueUrl])
+                }
+                var body: [String: JSONValue] = ["success": .string(message)]
+                if let email { body["email"] = .string(email) }
+                return JSONResponse.make(.object(["authEmulator": .object(body)]))
+            }
+            let code = query.get("oobCode") ?? ""
+            do {
+                switch mode {
+                case "resetPassword":
+                    guard let password = query.get("newPassword"), password != "NEW_PASSWORD_HERE" else {
+                        return failure(
+                            "missing newPassword query parameter",
+                            "To reset the password for the account, send a GET request to this URL with a newPassword query parameter."
+                        )
+                    }
+                    let result = try await emulator.resetPassword(
+                        ResetPasswordRequest(oobCode: code, newPassword: password), caller: caller)
+                    return success("The password has been successfully updated.", email: result["email"]?.stringValue)
+                case "verifyEmail", "verifyAndChangeEmail":
+                    let result = try await emulator.applyOobCode(code, caller: caller)
+                    return success("The email has been successfully verified.", email: result["email"]?.stringValue)
+                case "signIn":
+                    guard let continueUrl, var components = URLComponents(string: continueUrl) else {
+                        return failure("missing continueUrl query parameter")
+                    }
+                    var items = components.queryItems ?? []
+                    for (key, value) in query where key != "continueUrl" {
+                        items.append(URLQueryItem(name: String(key), value: String(value)))
+                    }
+                    components.queryItems = items
+                    return Response(status: .seeOther, headers: [.location: components.string ?? continueUrl])
+                default:
+                    return failure("Invalid mode")
+                }
+            } catch let error as AuthError {
+                return failure(error.message)
+            }
+        }
+    }
+}

@@ -1,0 +1,112 @@
+import AuthEmulator
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// Renders an `AuthError` in the Identity Toolkit envelope:
+/// `{"error":{"code":400,"message":"CODE : detail","errors":[{…}],"status"?:…}}`.
+enum ErrorEnvelope {
+    static func response(for error: AuthError) -> Response {
+        let (status, statusText, reason, extra): (HTTPResponse.Status, String?, String, [String: JSONValue]) =
+            switch error.kind {
+            case .badRequest: (.badRequest, nil, "invalid", ["domain": "global"])
+            case .invalidArgument(let reason): (.badRequest, "INVALID_ARGUMENT", reason, [:])
+            case .unauthenticated:
+                (
+                    .unauthorized, "UNAUTHENTICATED", "authError",
+                    ["domain": "global", "location": "Authorization", "locationType": "header"]
+                )
+            case .permissionDenied: (.forbidden, "PERMISSION_DENIED", "forbidden", ["domain": "global"])
+            case .notFound: (.notFound, "NOT_FOUND", "notFound", [:])
+            case .payloadTooLarge: (.contentTooLarge, "FAILED_PRECONDITION", "payloadTooLarge", [:])
+            case .notImplemented: (.notImplemented, "NOT_IMPLEMENTED", "unimplemented", [:])
+            case .unavailable: (.serviceUnavailable, "UNAVAILABLE", "backendError", [:])
+            case .internalError: (.internalServerError, "INTERNAL", "internal", [:])
+            }
+        var item: [String: JSONValue] = ["message": .string(error.message), "reason": .string(reason)]
+        if case .unauthenticated = error.kind { item["message"] = "Invalid Credentials" }
+        for (key, value) in extra { item[key] = value }
+        var body: [String: JSONValue] = [
+            "code": .number(Double(status.code)), "message": .string(error.message), "errors": .array([.object(item)]),
+        ]
+        if let statusText { body["status"] = .string(statusText) }
+        return JSONResponse.make(.object(["error": .object(body)]), status: status)
+    }
+}
+
+/// JSON responses.
+enum JSONResponse {
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        return encoder
+    }()
+
+    static func make(_ value: JSONValue, status: HTTPResponse.Status = .ok) -> Response {
+        let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
+        return Response(
+            status: status, headers: [.contentType: "application/json; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}
+
+/// Turns every failure into an enveloped response: domain errors as they are, unknown routes as
+/// 404, oversized bodies as 413, and anything unexpected as a logged 500 (never a crash).
+struct ErrorEnvelopeMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+        async throws -> Response
+    {
+        do {
+            return try await next(request, context)
+        } catch let error as AuthError {
+            return ErrorEnvelope.response(for: error)
+        } catch let error as HTTPError {
+            switch error.status {
+            case .notFound: return ErrorEnvelope.response(for: .routeNotFound)
+            case .contentTooLarge:
+                return ErrorEnvelope.response(
+                    for: AuthError(
+                        "PAYLOAD_TOO_LARGE", "The request body exceeds the configured limit.", kind: .payloadTooLarge))
+            case .methodNotAllowed: return ErrorEnvelope.response(for: .routeNotFound)
+            default:
+                return ErrorEnvelope.response(
+                    for: AuthError(
+                        "INVALID_ARGUMENT", error.body ?? "\(error.status)", kind: .invalidArgument(reason: "invalid")))
+            }
+        } catch is NIOTooManyBytesError {
+            return ErrorEnvelope.response(
+                for: AuthError(
+                    "PAYLOAD_TOO_LARGE", "The request body exceeds the configured limit.", kind: .payloadTooLarge))
+        } catch {
+            context.logger.error("unexpected error: \(error)")
+            return ErrorEnvelope.response(
+                for: AuthError("INTERNAL", "An internal error occurred: \(type(of: error))", kind: .internalError))
+        }
+    }
+}
+
+/// CORS as firebase-tools does it: reflect the origin and the requested headers; preflights get 204.
+struct CORSReflectingMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+        async throws -> Response
+    {
+        guard let origin = request.headers[.origin] else { return try await next(request, context) }
+        var headers: HTTPFields = [
+            .accessControlAllowOrigin: origin, .vary: "Origin", .accessControlAllowCredentials: "true",
+        ]
+        if request.method == .options, request.headers[.accessControlRequestMethod] != nil {
+            headers[.accessControlAllowMethods] = "GET,HEAD,PUT,PATCH,POST,DELETE"
+            if let requested = request.headers[.accessControlRequestHeaders] {
+                headers[.accessControlAllowHeaders] = requested
+            }
+            if request.headers[HTTPField.Name("Access-Control-Request-Private-Network")!] != nil {
+                headers[HTTPField.Name("Access-Control-Allow-Private-Network")!] = "true"
+            }
+            return Response(status: .noContent, headers: headers)
+        }
+        var response = try await next(request, context)
+        for field in headers { response.headers[field.name] = field.value }
+        return response
+    }
+}

@@ -1,0 +1,39 @@
+import AuthEmulator
+import Foundation
+import Hummingbird
+
+/// Registers API handlers: each route decodes an `ApiRequest`, calls the domain and answers JSON.
+struct RouteTable<Context: RequestContext> {
+    let router: Router<Context>
+    let emulator: Emulator
+    let settings: HTTPSettings
+
+    static var toolkit: String { "/identitytoolkit.googleapis.com" }
+    static var legacy: String { "/www.googleapis.com/identitytoolkit/v3/relyingparty" }
+
+    func api(
+        _ method: HTTPRequest.Method, _ paths: [String], access: Access,
+        _ handler: @escaping @Sendable (ApiRequest) async throws -> JSONValue
+    ) {
+        let settings = self.settings
+        for path in paths {
+            router.on(RouterPath(path), method: method) { request, context in
+                let api = try await ApiRequest.make(request, context, access: access, settings: settings)
+                return JSONResponse.make(try await handler(api))
+            }
+        }
+    }
+
+    /// A known operation that is not built yet: credentials are checked first, then 501.
+    func notImplemented(_ method: HTTPRequest.Method, _ paths: [String], access: Access, operation: String) {
+        api(method, paths, access: access) { _ in throw AuthError.notImplemented(operation) }
+    }
+
+    /// `/v1/projects/{p}/X` and `/v1/projects/{p}/tenants/{t}/X`.
+    static func projectAndTenant(_ version: String, _ suffix: String) -> [String] {
+        [
+            "\(toolkit)/\(version)/projects/{project}/\(suffix)",
+            "\(toolkit)/\(version)/projects/{project}/tenants/{tenant}/\(suffix)",
+        ]
+    }
+}

@@ -1,0 +1,134 @@
+import AuthEmulator
+import Foundation
+import GRDB
+
+/// The durable state on SQLite (WAL) through GRDB; `inMemory` runs the same code on a private
+/// in-memory database for `--ephemeral` and tests.
+public final class SQLiteStore: AuthStore {
+    let writer: any DatabaseWriter
+
+    /// Opens (creating if absent) the database at `path`. An existing file that is not an authemu
+    /// database, is truncated or corrupt, or was written by a newer authemu is refused and left
+    /// untouched.
+    public init(path: String) throws {
+        let url = URL(fileURLWithPath: path)
+        try FileManager.default.createDirectory(
+            at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        if FileManager.default.fileExists(atPath: path) {
+            try SQLiteStore.inspectExisting(path: path)
+        }
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            try db.execute(sql: "PRAGMA busy_timeout = 5000")
+        }
+        writer = try DatabasePool(path: path, configuration: configuration)
+        try Schema.migrator.migrate(writer)
+    }
+
+    /// A private in-memory database with the same schema.
+    public init(inMemory: Void = ()) throws {
+        writer = try DatabaseQueue()
+        try Schema.migrator.migrate(writer)
+    }
+
+    /// Checks a database file before anything writes to it (opening a pool would switch it to WAL).
+    static func inspectExisting(path: String) throws {
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        let size = (attributes[.size] as? NSNumber)?.intValue ?? 0
+        if size == 0 { return }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw StoreOpenError("cannot read \(path)")
+        }
+        let header = handle.readData(ofLength: 100)
+        try? handle.close()
+        guard header.count == 100, header.starts(with: Array("SQLite format 3\u{0}".utf8)) else {
+            throw StoreOpenError("\(path) is not a SQLite database (bad header); refusing to touch it")
+        }
+        let bytes = [UInt8](header)
+        var pageSize = Int(bytes[16]) << 8 | Int(bytes[17])
+        if pageSize == 1 { pageSize = 65536 }
+        let pageCount = Int(bytes[28]) << 24 | Int(bytes[29]) << 16 | Int(bytes[30]) << 8 | Int(bytes[31])
+        if pageCount > 0, pageSize > 0, size < pageCount * pageSize {
+            throw StoreOpenError(
+                "\(path) is truncated (\(size) bytes, header says \(pageCount * pageSize)); refusing to touch it")
+        }
+        var configuration = Configuration()
+        configuration.readonly = true
+        do {
+            let queue = try DatabaseQueue(path: path, configuration: configuration)
+            let tables = try queue.read { db in
+                try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
+            }
+            if tables.isEmpty { return }
+            guard tables.contains("grdb_migrations") else {
+                throw StoreOpenError("\(path) is a SQLite database but not an authemu one; refusing to touch it")
+            }
+            let applied = try queue.read { db in
+                try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")
+            }
+            let known = Set(Schema.migrator.migrations)
+            if let unknown = applied.first(where: { !known.contains($0) }) {
+                throw StoreOpenError(
+                    "\(path) was written by a newer authemu (schema migration \"\(unknown)\"); upgrade authemu or use another --data path"
+                )
+            }
+            try queue.close()
+        } catch let error as StoreOpenError {
+            throw error
+        } catch {
+            throw StoreOpenError("\(path) cannot be read as a database (\(error)); refusing to touch it")
+        }
+    }
+
+    public func read<T: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) throws -> T) async throws -> T {
+        try await mapped { try await self.writer.read { db in try body(SQLiteTransaction(db: db)) } }
+    }
+
+    public func write<T: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) throws -> T) async throws -> T {
+        try await mapped { try await self.writer.write { db in try body(SQLiteTransaction(db: db)) } }
+    }
+
+    public func isReady() async -> Bool {
+        (try? await writer.read { db in try Int.fetchOne(db, sql: "SELECT 1") }) == 1
+    }
+
+    /// Closes the database (checkpointing the WAL) on shutdown.
+    public func close() throws {
+        if let pool = writer as? DatabasePool {
+            try? pool.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+            try pool.close()
+        }
+    }
+
+    /// Storage failures that a client can wait out (disk full, read-only file) become 503s.
+    private func mapped<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as DatabaseError {
+            switch error.resultCode {
+            case .SQLITE_FULL, .SQLITE_READONLY, .SQLITE_IOERR, .SQLITE_CANTOPEN, .SQLITE_BUSY, .SQLITE_LOCKED:
+                throw AuthError.storeUnavailable(error.message ?? "\(error.resultCode)")
+            default:
+                throw error
+            }
+        }
+    }
+}
+
+/// Why a database file was refused at start-up.
+public struct StoreOpenError: Error, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}
+
+extension SQLiteStore {
+    /// Marks a database as migrated by an unknown (newer) version; for tests of the refusal.
+    public static func recordMigrationForTesting(path: String, identifier: String) throws {
+        let queue = try DatabaseQueue(path: path)
+        try queue.write { db in
+            try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES (?)", arguments: [identifier])
+        }
+        try queue.close()
+    }
+}

@@ -1,0 +1,229 @@
+import AuthEmulator
+import Foundation
+import GRDB
+
+/// The repositories over one open GRDB transaction. Records are kept as JSON in a `data` column,
+/// with the fields that are searched (email, phone, federated ids) in indexed columns.
+struct SQLiteTransaction: StoreTransaction {
+    let db: Database
+
+    private static let encoder = JSONEncoder()
+    private static let decoder = JSONDecoder()
+
+    private func encode(_ value: some Encodable) throws -> Data { try Self.encoder.encode(value) }
+    private func decode<T: Decodable>(_ type: T.Type, _ data: Data) throws -> T {
+        try Self.decoder.decode(type, from: data)
+    }
+    private func tenantKey(_ scope: Scope) -> String { scope.tenantId ?? "" }
+
+    // MARK: users
+
+    func user(_ scope: Scope, localId: String) throws -> UserRecord? {
+        try Data.fetchOne(
+            db, sql: "SELECT data FROM users WHERE project_id = ? AND tenant_id = ? AND local_id = ?",
+            arguments: [scope.projectId, tenantKey(scope), localId]
+        ).map { try decode(UserRecord.self, $0) }
+    }
+
+    func users(_ scope: Scope, email: String) throws -> [UserRecord] {
+        try Data.fetchAll(
+            db, sql: "SELECT data FROM users WHERE project_id = ? AND tenant_id = ? AND email = ? ORDER BY local_id",
+            arguments: [scope.projectId, tenantKey(scope), email.lowercased()]
+        ).map { try decode(UserRecord.self, $0) }
+    }
+
+    func user(_ scope: Scope, phoneNumber: String) throws -> UserRecord? {
+        try Data.fetchOne(
+            db,
+            sql: "SELECT data FROM users WHERE project_id = ? AND tenant_id = ? AND phone_number = ? ORDER BY local_id",
+            arguments: [scope.projectId, tenantKey(scope), phoneNumber]
+        ).map { try decode(UserRecord.self, $0) }
+    }
+
+    func user(_ scope: Scope, providerId: String, rawId: String) throws -> UserRecord? {
+        guard
+            let localId = try String.fetchOne(
+                db,
+                sql: """
+                    SELECT local_id FROM federated_ids
+                    WHERE project_id = ? AND tenant_id = ? AND provider_id = ? AND raw_id = ?
+                    """,
+                arguments: [scope.projectId, tenantKey(scope), providerId, rawId])
+        else { return nil }
+        return try user(scope, localId: localId)
+    }
+
+    func save(_ scope: Scope, _ user: UserRecord) throws {
+        let tenant = tenantKey(scope)
+        try db.execute(
+            sql: """
+                INSERT OR REPLACE INTO users (project_id, tenant_id, local_id, email, phone_number, data)
+                VALUES (?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                scope.projectId, tenant, user.localId, user.email?.lowercased(), user.phoneNumber, encode(user),
+            ])
+        try db.execute(
+            sql: "DELETE FROM federated_ids WHERE project_id = ? AND tenant_id = ? AND local_id = ?",
+            arguments: [scope.projectId, tenant, user.localId])
+        for provider in user.providers where provider.providerId != "password" && provider.providerId != "phone" {
+            guard let rawId = provider.rawId else { continue }
+            try db.execute(
+                sql: """
+                    INSERT OR REPLACE INTO federated_ids (project_id, tenant_id, provider_id, raw_id, local_id)
+                    VALUES (?, ?, ?, ?, ?)
+                    """,
+                arguments: [scope.projectId, tenant, provider.providerId, rawId, user.localId])
+        }
+    }
+
+    func deleteUser(_ scope: Scope, localId: String) throws -> Bool {
+        let arguments: StatementArguments = [scope.projectId, tenantKey(scope), localId]
+        try db.execute(
+            sql: "DELETE FROM federated_ids WHERE project_id = ? AND tenant_id = ? AND local_id = ?",
+            arguments: arguments)
+        try db.execute(
+            sql: "DELETE FROM users WHERE project_id = ? AND tenant_id = ? AND local_id = ?", arguments: arguments)
+        return db.changesCount > 0
+    }
+
+    func deleteAllUsers(_ scope: Scope) throws {
+        let arguments: StatementArguments = [scope.projectId, tenantKey(scope)]
+        try db.execute(sql: "DELETE FROM federated_ids WHERE project_id = ? AND tenant_id = ?", arguments: arguments)
+        try db.execute(sql: "DELETE FROM users WHERE project_id = ? AND tenant_id = ?", arguments: arguments)
+    }
+
+    func listUsers(_ scope: Scope, after: String?, limit: Int?, descending: Bool) throws -> [UserRecord] {
+        var sql = "SELECT data FROM users WHERE project_id = ? AND tenant_id = ?"
+        var arguments: StatementArguments = [scope.projectId, tenantKey(scope)]
+        if let after {
+            sql += descending ? " AND local_id < ?" : " AND local_id > ?"
+            arguments += [after]
+        }
+        sql += descending ? " ORDER BY local_id DESC" : " ORDER BY local_id"
+        if let limit {
+            sql += " LIMIT ?"
+            arguments += [limit]
+        }
+        return try Data.fetchAll(db, sql: sql, arguments: arguments).map { try decode(UserRecord.self, $0) }
+    }
+
+    func countUsers(_ scope: Scope) throws -> Int {
+        try Int.fetchOne(
+            db, sql: "SELECT COUNT(*) FROM users WHERE project_id = ? AND tenant_id = ?",
+            arguments: [scope.projectId, tenantKey(scope)]) ?? 0
+    }
+
+    func tenantsWithUsers(projectId: String) throws -> [String?] {
+        try String.fetchAll(
+            db, sql: "SELECT DISTINCT tenant_id FROM users WHERE project_id = ? ORDER BY tenant_id",
+            arguments: [projectId]
+        ).map { $0.isEmpty ? nil : $0 }
+    }
+
+    // MARK: tenants
+
+    func tenant(projectId: String, tenantId: String) throws -> JSONValue? {
+        try Data.fetchOne(
+            db, sql: "SELECT data FROM tenants WHERE project_id = ? AND tenant_id = ?",
+            arguments: [projectId, tenantId]
+        ).map { try decode(JSONValue.self, $0) }
+    }
+
+    func saveTenant(projectId: String, tenantId: String, _ tenant: JSONValue) throws {
+        try db.execute(
+            sql: "INSERT OR REPLACE INTO tenants (project_id, tenant_id, data) VALUES (?, ?, ?)",
+            arguments: [projectId, tenantId, encode(tenant)])
+    }
+
+    func deleteTenant(projectId: String, tenantId: String) throws -> Bool {
+        try db.execute(
+            sql: "DELETE FROM tenants WHERE project_id = ? AND tenant_id = ?", arguments: [projectId, tenantId])
+        return db.changesCount > 0
+    }
+
+    func listTenants(projectId: String, after: String?, limit: Int?) throws -> [JSONValue] {
+        var sql = "SELECT data FROM tenants WHERE project_id = ?"
+        var arguments: StatementArguments = [projectId]
+        if let after {
+            sql += " AND tenant_id > ?"
+            arguments += [after]
+        }
+        sql += " ORDER BY tenant_id"
+        if let limit {
+            sql += " LIMIT ?"
+            arguments += [limit]
+        }
+        return try Data.fetchAll(db, sql: sql, arguments: arguments).map { try decode(JSONValue.self, $0) }
+    }
+
+    // MARK: project configs
+
+    func projectConfig(projectId: String) throws -> JSONValue? {
+        try Data.fetchOne(db, sql: "SELECT data FROM project_configs WHERE project_id = ?", arguments: [projectId])
+            .map { try decode(JSONValue.self, $0) }
+    }
+
+    func saveProjectConfig(projectId: String, _ config: JSONValue) throws {
+        try db.execute(
+            sql: "INSERT OR REPLACE INTO project_configs (project_id, data) VALUES (?, ?)",
+            arguments: [projectId, encode(config)])
+    }
+
+    // MARK: OOB codes
+
+    func oobCode(_ scope: Scope, code: String) throws -> OobCode? {
+        try Data.fetchOne(
+            db, sql: "SELECT data FROM oob_codes WHERE project_id = ? AND tenant_id = ? AND oob_code = ?",
+            arguments: [scope.projectId, tenantKey(scope), code]
+        ).map { try decode(OobCode.self, $0) }
+    }
+
+    func saveOobCode(_ scope: Scope, _ code: OobCode) throws {
+        try db.execute(
+            sql: "INSERT OR REPLACE INTO oob_codes (project_id, tenant_id, oob_code, data) VALUES (?, ?, ?, ?)",
+            arguments: [scope.projectId, tenantKey(scope), code.oobCode, encode(code)])
+    }
+
+    func deleteOobCode(_ scope: Scope, code: String) throws {
+        try db.execute(
+            sql: "DELETE FROM oob_codes WHERE project_id = ? AND tenant_id = ? AND oob_code = ?",
+            arguments: [scope.projectId, tenantKey(scope), code])
+    }
+
+    func listOobCodes(_ scope: Scope) throws -> [OobCode] {
+        try Data.fetchAll(
+            db, sql: "SELECT data FROM oob_codes WHERE project_id = ? AND tenant_id = ? ORDER BY seq",
+            arguments: [scope.projectId, tenantKey(scope)]
+        ).map { try decode(OobCode.self, $0) }
+    }
+
+    // MARK: IdP configs
+
+    func idpConfig(_ scope: Scope, kind: String, id: String) throws -> JSONValue? {
+        try Data.fetchOne(
+            db, sql: "SELECT data FROM idp_configs WHERE project_id = ? AND tenant_id = ? AND kind = ? AND id = ?",
+            arguments: [scope.projectId, tenantKey(scope), kind, id]
+        ).map { try decode(JSONValue.self, $0) }
+    }
+
+    func saveIdpConfig(_ scope: Scope, kind: String, id: String, _ config: JSONValue) throws {
+        try db.execute(
+            sql: "INSERT OR REPLACE INTO idp_configs (project_id, tenant_id, kind, id, data) VALUES (?, ?, ?, ?, ?)",
+            arguments: [scope.projectId, tenantKey(scope), kind, id, encode(config)])
+    }
+
+    func deleteIdpConfig(_ scope: Scope, kind: String, id: String) throws -> Bool {
+        try db.execute(
+            sql: "DELETE FROM idp_configs WHERE project_id = ? AND tenant_id = ? AND kind = ? AND id = ?",
+            arguments: [scope.projectId, tenantKey(scope), kind, id])
+        return db.changesCount > 0
+    }
+
+    func listIdpConfigs(_ scope: Scope, kind: String) throws -> [JSONValue] {
+        try Data.fetchAll(
+            db, sql: "SELECT data FROM idp_configs WHERE project_id = ? AND tenant_id = ? AND kind = ? ORDER BY id",
+            arguments: [scope.projectId, tenantKey(scope), kind]
+        ).map { try decode(JSONValue.self, $0) }
+    }
+}

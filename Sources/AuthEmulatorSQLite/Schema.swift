@@ -1,0 +1,59 @@
+import GRDB
+
+/// Versioned schema. Add migrations at the end; never edit a shipped one.
+enum Schema {
+    static let migrator: DatabaseMigrator = {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1-accounts") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE users (
+                        project_id TEXT NOT NULL,
+                        tenant_id TEXT NOT NULL,
+                        local_id TEXT NOT NULL,
+                        email TEXT,
+                        phone_number TEXT,
+                        data BLOB NOT NULL,
+                        PRIMARY KEY (project_id, tenant_id, local_id)
+                    );
+                    CREATE INDEX users_email ON users(project_id, tenant_id, email);
+                    CREATE INDEX users_phone ON users(project_id, tenant_id, phone_number);
+                    CREATE TABLE federated_ids (
+                        project_id TEXT NOT NULL,
+                        tenant_id TEXT NOT NULL,
+                        provider_id TEXT NOT NULL,
+                        raw_id TEXT NOT NULL,
+                        local_id TEXT NOT NULL,
+                        PRIMARY KEY (project_id, tenant_id, provider_id, raw_id)
+                    );
+                    CREATE INDEX federated_ids_user ON federated_ids(project_id, tenant_id, local_id);
+                    CREATE TABLE tenants (
+                        project_id TEXT NOT NULL,
+                        tenant_id TEXT NOT NULL,
+                        data BLOB NOT NULL,
+                        PRIMARY KEY (project_id, tenant_id)
+                    );
+                    CREATE TABLE project_configs (
+                        project_id TEXT NOT NULL PRIMARY KEY,
+                        data BLOB NOT NULL
+                    );
+                    CREATE TABLE oob_codes (
+                        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                        project_id TEXT NOT NULL,
+                        tenant_id TEXT NOT NULL,
+                        oob_code TEXT NOT NULL UNIQUE,
+                        data BLOB NOT NULL
+                    );
+                    CREATE TABLE idp_configs (
+                        project_id TEXT NOT NULL,
+                        tenant_id TEXT NOT NULL,
+                        kind TEXT NOT NULL,
+                        id TEXT NOT NULL,
+                        data BLOB NOT NULL,
+                        PRIMARY KEY (project_id, tenant_id, kind, id)
+                    );
+                    """)
+        }
+        return migrator
+    }()
+}

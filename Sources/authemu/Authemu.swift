@@ -1,0 +1,9 @@
+import ArgumentParser
+
+@main
+struct Authemu: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "authemu",
+        abstract: "A local emulator of the Firebase Authentication / Identity Platform backend.",
+        subcommands: [Serve.self, Health.self])
+}

@@ -1,0 +1,140 @@
+import AuthEmulatorHTTP
+import Foundation
+import Yams
+
+/// Why the configuration was refused; names the key and the reason.
+struct ConfigError: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// Settings a user can give; each layer fills what the one above left unset.
+/// Precedence: flags > `AUTHEMU_*` environment > YAML file > defaults.
+struct ConfigLayer {
+    var host: String?
+    var port: Int?
+    var project: String?
+    var data: String?
+    var ephemeral: Bool?
+    var adminToken: String?
+    var maxBodyBytes: Int?
+    var publicURL: String?
+    var logLevel: String?
+
+    /// Every key the file and the environment accept (environment: `AUTHEMU_` + upper case).
+    static let keys = [
+        "host", "port", "project", "data", "ephemeral", "admin_token", "max_body_bytes", "public_url", "log_level",
+    ]
+
+    mutating func set(_ key: String, _ value: Any, source: String) throws {
+        func string() throws -> String {
+            if let text = value as? String { return text }
+            if let number = value as? Int { return String(number) }
+            throw ConfigError(description: "\(source): key '\(key)' must be a string")
+        }
+        func integer(_ range: ClosedRange<Int>) throws -> Int {
+            let parsed = (value as? Int) ?? (value as? String).flatMap { Int($0) }
+            guard let parsed, range.contains(parsed) else {
+                throw ConfigError(
+                    description:
+                        "\(source): key '\(key)' must be an integer from \(range.lowerBound) to \(range.upperBound), got '\(value)'"
+                )
+            }
+            return parsed
+        }
+        func boolean() throws -> Bool {
+            if let flag = value as? Bool { return flag }
+            switch (value as? String)?.lowercased() {
+            case "true", "1", "yes": return true
+            case "false", "0", "no": return false
+            default: throw ConfigError(description: "\(source): key '\(key)' must be true or false, got '\(value)'")
+            }
+        }
+        switch key {
+        case "host": host = try string()
+        case "port": port = try integer(0...65535)
+        case "project":
+            let id = try string()
+            guard !id.isEmpty, id.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" }) else {
+                throw ConfigError(
+                    description: "\(source): key 'project' must be a project id (letters, digits, '-'), got '\(id)'")
+            }
+            project = id
+        case "data": data = try string()
+        case "ephemeral": ephemeral = try boolean()
+        case "admin_token":
+            let token = try string()
+            guard !token.isEmpty else {
+                throw ConfigError(description: "\(source): key 'admin_token' must not be empty")
+            }
+            adminToken = token
+        case "max_body_bytes": maxBodyBytes = try integer(1024...1_073_741_824)
+        case "public_url": publicURL = try string()
+        case "log_level":
+            let level = try string().lowercased()
+            guard ["trace", "debug", "info", "notice", "warning", "error", "critical"].contains(level) else {
+                throw ConfigError(
+                    description:
+                        "\(source): key 'log_level' must be one of trace, debug, info, notice, warning, error, critical"
+                )
+            }
+            logLevel = level
+        default:
+            throw ConfigError(
+                description: "\(source): unknown key '\(key)' (known: \(Self.keys.joined(separator: ", ")))")
+        }
+    }
+
+    static func fromFile(_ path: String) throws -> ConfigLayer {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw ConfigError(description: "config file \(path): cannot be read")
+        }
+        let parsed: Any?
+        do {
+            parsed = try Yams.load(yaml: text)
+        } catch {
+            throw ConfigError(description: "config file \(path): not valid YAML (\(error))")
+        }
+        var layer = ConfigLayer()
+        guard let parsed else { return layer }
+        guard let map = parsed as? [String: Any] else {
+            throw ConfigError(description: "config file \(path): the top level must be a mapping of keys")
+        }
+        for (key, value) in map.sorted(by: { $0.key < $1.key }) {
+            try layer.set(key, value, source: "config file \(path)")
+        }
+        return layer
+    }
+
+    static func fromEnvironment(_ environment: [String: String]) throws -> ConfigLayer {
+        var layer = ConfigLayer()
+        for key in keys {
+            if let value = environment["AUTHEMU_" + key.uppercased()] {
+                try layer.set(key, value, source: "environment AUTHEMU_\(key.uppercased())")
+            }
+        }
+        return layer
+    }
+
+    /// Fills unset fields from a lower-precedence layer.
+    func over(_ lower: ConfigLayer) -> ConfigLayer {
+        ConfigLayer(
+            host: host ?? lower.host, port: port ?? lower.port, project: project ?? lower.project,
+            data: data ?? lower.data, ephemeral: ephemeral ?? lower.ephemeral,
+            adminToken: adminToken ?? lower.adminToken,
+            maxBodyBytes: maxBodyBytes ?? lower.maxBodyBytes, publicURL: publicURL ?? lower.publicURL,
+            logLevel: logLevel ?? lower.logLevel)
+    }
+
+    func appConfig() -> AppConfig {
+        var config = AppConfig()
+        if let host { config.host = host }
+        if let port { config.port = port }
+        if let project { config.projectId = project }
+        if let data { config.dataPath = data }
+        if let ephemeral { config.ephemeral = ephemeral }
+        if let adminToken { config.adminToken = adminToken }
+        if let maxBodyBytes { config.maxBodyBytes = maxBodyBytes }
+        config.publicURL = publicURL
+        return config
+    }
+}

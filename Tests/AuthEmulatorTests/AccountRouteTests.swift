@@ -1,0 +1,192 @@
+import AuthEmulator
+import Foundation
+import Testing
+
+@Suite("Client account APIs")
+struct AccountRouteTests {
+    @Test("email sign-up returns tokens whose claims match the reference")
+    func signUpIssuesTokens() async throws {
+        let harness = try Harness()
+        try await harness.run { client in
+            let reply = try await client.signUp("Alice@Example.com")
+            #expect(reply.status == 200)
+            #expect(reply.string("kind") == "identitytoolkit#SignupNewUserResponse")
+            #expect(reply.string("email") == "alice@example.com")
+            #expect(reply.string("expiresIn") == "3600")
+            let token = reply.string("idToken")
+            #expect(token.hasSuffix("."))
+            let claims = token.jwtPayload
+            #expect(claims["aud"] == "example")
+            #expect(claims["iss"] == "https://securetoken.google.com/example")
+            #expect(claims["sub"]?.stringValue == reply.string("localId"))
+            #expect(claims.value(at: "firebase.sign_in_provider") == "password")
+            #expect(claims.value(at: "firebase.identities.email") == .array(["alice@example.com"]))
+            #expect(claims["email_verified"] == false)
+            #expect(claims["auth_time"]?.doubleValue == Double(harness.clock.now().epochSeconds))
+            #expect(claims["exp"]?.doubleValue == Double(harness.clock.now().epochSeconds + 3600))
+        }
+    }
+
+    @Test("sign-up errors: duplicate, weak password, missing password, bad email")
+    func signUpErrors() async throws {
+        let harness = try Harness()
+        try await harness.run { client in
+            _ = try await client.signUp("bob@example.com")
+            #expect(try await client.signUp("BOB@example.com").errorMessage == "EMAIL_EXISTS")
+            #expect(
+                try await client.signUp("c@example.com", "12345").errorMessage
+                    == "WEAK_PASSWORD : Password should be at least 6 characters")
+            #expect(
+                try await client.v1("accounts:signUp", ["email": "d@example.com"]).errorMessage == "MISSING_PASSWORD")
+            let bad = try await client.signUp("not-an-email")
+            #expect(bad.status == 400)
+            #expect(bad.errorMessage == "INVALID_EMAIL")
+            #expect(
+                bad["error.errors"]
+                    == .array([.object(["message": "INVALID_EMAIL", "reason": "invalid", "domain": "global"])]))
+            #expect(bad["error.status"] == nil)
+            #expect(
+                try await client.v1("accounts:signUp", ["localId": "x"]).errorMessage
+                    == "UNEXPECTED_PARAMETER : User ID")
+        }
+    }
+
+    @Test("anonymous sign-up and linking email/password to it keeps the uid")
+    func anonymousThenLink() async throws {
+        let harness = try Harness()
+        try await harness.run { client in
+            let anonymous = try await client.v1("accounts:signUp", ["returnSecureToken": true])
+            #expect(anonymous.status == 200)
+            #expect(anonymous.string("idToken").jwtPayload.value(at: "firebase.sign_in_provider") == "anonymous")
+            #expect(anonymous.string("idToken").jwtPayload["provider_id"] == "anonymous")
+            let linked = try await client.v1(
+                "accounts:signUp",
+                ["idToken": anonymous["idToken"]!, "email": "link@example.com", "password": "secret123"])
+            #expect(linked.status == 200)
+            #expect(linked.string("localId") == anonymous.string("localId"))
+            #expect(linked.string("idToken").jwtPayload.value(at: "firebase.sign_in_provider") == "password")
+        }
+    }
+
+    @Test("password sign-in: success, wrong password, unknown email, disabled user, email privacy")
+    func passwordSignIn() async throws {
+        let harness = try Harness()
+        try await harness.run { client in
+            let created = try await client.signUp("carol@example.com")
+            let ok = try await client.v1(
+                "accounts:signInWithPassword", ["email": "carol@example.com", "password": "secret123"])
+            #expect(ok.status == 200)
+            #expect(ok["registered"] == true)
+            #expect(ok.string("localId") == created.string("localId"))
+            #expect(ok["mfaPendingCredential"] == nil)
+            let wrong = try await client.v1(
+                "accounts:signInWithPassword", ["email": "carol@example.com", "password": "nope123"])
+            #expect(wrong.errorMessage == "INVALID_PASSWORD")
+            let unknown = try await client.v1(
+                "accounts:signInWithPassword", ["email": "who@example.com", "password": "secret123"])
+            #expect(unknown.errorMessage == "EMAIL_NOT_FOUND")
+            let disable = try await client.v1(
+                "projects/example/accounts:update", ["localId": created["localId"]!, "disableUser": true], admin: true)
+            #expect(disable.status == 200)
+            let disabled = try await client.v1(
+                "accounts:signInWithPassword", ["email": "carol@example.com", "password": "secret123"])
+            #expect(disabled.errorMessage == "USER_DISABLED")
+            let privacy = try await client.call(
+                .patch, "/emulator/v1/projects/example/config",
+                #"{"emailPrivacyConfig":{"enableImprovedEmailPrivacy":true}}"#,
+                key: false)
+            #expect(privacy["emailPrivacyConfig.enableImprovedEmailPrivacy"] == true)
+            let hidden = try await client.v1(
+                "accounts:signInWithPassword", ["email": "who@example.com", "password": "secret123"])
+            #expect(hidden.errorMessage == "INVALID_LOGIN_CREDENTIALS")
+        }
+    }
+
+    @Test("lookup by idToken redacts the password hash; update with a new password revokes old tokens")
+    func lookupUpdateRevocation() async throws {
+        let harness = try Harness()
+        try await harness.run { client in
+            let created = try await client.signUp("dan@example.com")
+            let lookup = try await client.v1("accounts:lookup", ["idToken": created["idToken"]!])
+            #expect(lookup.status == 200)
+            #expect(lookup["users"]?.arrayValue?.count == 1)
+            #expect(lookup["users"]?.arrayValue?.first?["passwordHash"] == "UkVEQUNURUQ=")
+            #expect(lookup["users"]?.arrayValue?.first?["salt"] == nil)
+            harness.clock.advance(by: 10)
+            let updated = try await client.v1(
+                "accounts:update", ["idToken": created["idToken"]!, "password": "newsecret1", "displayName": "Dan"])
+            #expect(updated.status == 200)
+            #expect(updated.string("displayName") == "Dan")
+            #expect(updated["idToken"] != nil)
+            let stale = try await client.v1("accounts:lookup", ["idToken": created["idToken"]!])
+            #expect(stale.errorMessage == "TOKEN_EXPIRED")
+            let fresh = try await client.v1("accounts:lookup", ["idToken": updated["idToken"]!])
+            #expect(fresh["users"]?.arrayValue?.first?["displayName"] == "Dan")
+            let refresh = try await client.call(
+                .post, "/securetoken.googleapis.com/v1/token",
+                "grant_type=refresh_token&refresh_token=\(created.string("refreshToken").addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)",
+                headers: [.contentType: "application/x-www-form-urlencoded"])
+            #expect(refresh.errorMessage == "TOKEN_EXPIRED")
+        }
+    }
+
+    @Test("securetoken accepts form and camelCase JSON bodies and answers snake_case")
+    func tokenRefresh() async throws {
+        let harness = try Harness()
+        try await harness.run { client in
+            let created = try await client.signUp("erin@example.com")
+            let refreshToken = created.string("refreshToken")
+            let json = try await client.call(
+                .post, "/securetoken.googleapis.com/v1/token",
+                JSONValue.object(["grantType": "refresh_token", "refreshToken": .string(refreshToken)]).jsonString())
+            #expect(json.status == 200)
+            #expect(json.string("token_type") == "Bearer")
+            #expect(json.string("user_id") == created.string("localId"))
+            #expect(json.string("expires_in") == "3600")
+            #expect(json["access_token"] == json["id_token"])
+            #expect(json.string("project_id") == "12345")
+            let snake = try await client.call(
+                .post, "/securetoken.googleapis.com/v1/token",
+                JSONValue.object(["grant_type": "refresh_token", "refresh_token": .string(refreshToken)]).jsonString())
+            #expect(snake.status == 200)
+            let bad = try await client.call(
+                .post, "/securetoken.googleapis.com/v1/token", #"{"grant_type":"password","refresh_token":"x"}"#)
+            #expect(bad.errorMessage == "INVALID_GRANT_TYPE")
+            let garbage = try await client.call(
+                .post, "/securetoken.googleapis.com/v1/token", #"{"grant_type":"refresh_token","refresh_token":"x"}"#)
+            #expect(garbage.errorMessage == "INVALID_REFRESH_TOKEN")
+            let noKey = try await client.call(
+                .post, "/securetoken.googleapis.com/v1/token", #"{"grant_type":"refresh_token"}"#, key: false)
+            #expect(noKey.status == 403)
+        }
+    }
+
+    @Test("custom tokens: JSON and unsigned JWT sign-in, claims, audience and reserved-claim errors")
+    func customTokens() async throws {
+        let harness = try Harness()
+        try await harness.run { client in
+            let json = try await client.v1(
+                "accounts:signInWithCustomToken", ["token": #"{"uid":"u1","claims":{"role":"admin"}}"#])
+            #expect(json.status == 200)
+            #expect(json["isNewUser"] == true)
+            let claims = json.string("idToken").jwtPayload
+            #expect(claims["role"] == "admin")
+            #expect(claims.value(at: "firebase.sign_in_provider") == "custom")
+            let again = try await client.v1("accounts:signInWithCustomToken", ["token": #"{"uid":"u1"}"#])
+            #expect(again["isNewUser"] == false)
+            let reserved = try await client.v1(
+                "accounts:signInWithCustomToken", ["token": #"{"uid":"u2","claims":{"sub":"x"}}"#])
+            #expect(reserved.errorMessage == "FORBIDDEN_CLAIM : sub")
+            let header = Data(#"{"alg":"none"}"#.utf8).base64EncodedString()
+            let body = Data(#"{"aud":"wrong","uid":"u3"}"#.utf8).base64EncodedString()
+                .replacingOccurrences(of: "=", with: "")
+            let wrongAud = try await client.v1(
+                "accounts:signInWithCustomToken", ["token": .string("\(header).\(body).")])
+            #expect(wrongAud.errorMessage?.hasPrefix("INVALID_CUSTOM_TOKEN : ((Invalid aud (audience): wrong") == true)
+            #expect(try await client.v1("accounts:signInWithCustomToken", [:]).errorMessage == "MISSING_CUSTOM_TOKEN")
+            #expect(
+                try await client.v1("accounts:signInWithCustomToken", ["token": #"{"claims":{}}"#]).errorMessage
+                    == "MISSING_IDENTIFIER")
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import AuthEmulator
+import AuthEmulatorHTTP
+import AuthEmulatorSQLite
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// Builds exactly what `serve` builds (in-memory store, manual clock, seeded randomness) and
+/// drives it through `app.test(.router)`.
+struct Harness {
+    let clock = ManualClock()
+    let config: AppConfig
+    let store: SQLiteStore
+
+    init(project: String = "example") throws {
+        var config = AppConfig()
+        config.projectId = project
+        config.ephemeral = true
+        config.maxBodyBytes = 64 * 1024
+        self.config = config
+        store = try SQLiteStore()
+    }
+
+    struct Reply {
+        let status: Int
+        let json: JSONValue
+        let headers: HTTPFields
+
+        var errorMessage: String? { json.value(at: "error.message")?.stringValue }
+        subscript(_ path: String) -> JSONValue? { json.value(at: path) }
+        func string(_ path: String) -> String { json.value(at: path)?.stringValue ?? "<missing \(path)>" }
+    }
+
+    /// Runs `body` against a fresh application; every call goes through the real router.
+    func run(_ body: @Sendable @escaping (Client) async throws -> Void) async throws {
+        let emulator = await Emulator(
+            store: store, clock: clock, random: SeededRandomSource(seed: 42),
+            options: EmulatorOptions(defaultProjectId: config.projectId, publicURL: "http://127.0.0.1:9099"))
+        let app = Application(router: buildRouter(emulator: emulator, config: config))
+        try await app.test(.router) { client in try await body(Client(client: client)) }
+    }
+
+    struct Client: Sendable {
+        let client: any TestClientProtocol
+
+        func call(
+            _ method: HTTPRequest.Method, _ path: String, _ body: String? = nil, admin: Bool = false,
+            key: Bool = true, headers extra: HTTPFields = [:]
+        ) async throws -> Reply {
+            var uri = path
+            if key { uri += (uri.contains("?") ? "&" : "?") + "key=fake-api-key" }
+            var headers = extra
+            if body != nil, headers[.contentType] == nil { headers[.contentType] = "application/json" }
+            if admin { headers[.authorization] = "Bearer owner" }
+            return try await client.execute(
+                uri: uri, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) }
+            ) { response in
+                let text = String(buffer: response.body)
+                let json =
+                    text.isEmpty ? JSONValue.object([:]) : (try? JSONValue.parse(Data(text.utf8))) ?? .string(text)
+                return Reply(status: Int(response.status.code), json: json, headers: response.headers)
+            }
+        }
+
+        /// POST `/identitytoolkit.googleapis.com/v1/<op>` with a JSON body.
+        func v1(_ operation: String, _ body: [String: JSONValue], admin: Bool = false) async throws -> Reply {
+            try await call(
+                .post, "/identitytoolkit.googleapis.com/v1/\(operation)", JSONValue.object(body).jsonString(),
+                admin: admin)
+        }
+
+        func signUp(_ email: String, _ password: String = "secret123") async throws -> Reply {
+            try await v1(
+                "accounts:signUp", ["email": .string(email), "password": .string(password), "returnSecureToken": true])
+        }
+    }
+}
+
+extension String {
+    /// The payload of a JWT as JSON.
+    var jwtPayload: JSONValue {
+        let parts = split(separator: ".", omittingEmptySubsequences: false)
+        var base64 = String(parts[1]).replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        return (try? JSONValue.parse(Data(base64Encoded: base64) ?? Data())) ?? .null
+    }
+}

@@ -1,0 +1,112 @@
+import AuthEmulator
+import AuthEmulatorSQLite
+import Foundation
+import Testing
+
+/// One suite every store must pass (Dex-style), run on file and in-memory SQLite.
+@Suite("Store conformance")
+struct StoreConformanceTests {
+    static func stores() throws -> [(String, SQLiteStore)] {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authemu-\(UUID().uuidString)")
+        return [
+            ("memory", try SQLiteStore()),
+            ("file", try SQLiteStore(path: directory.appendingPathComponent("s.sqlite").path)),
+        ]
+    }
+
+    @Test("users: save, find by id/email/phone/federated id, list in order, delete")
+    func users() async throws {
+        for (name, store) in try Self.stores() {
+            let scope = Scope(projectId: "p")
+            let tenant = Scope(projectId: "p", tenantId: "t")
+            try await store.write { tx in
+                for id in ["c", "a", "b"] {
+                    var user = UserRecord(localId: id)
+                    user.email = "\(id)@Example.com"
+                    user.phoneNumber = "+1555000000\(id == "a" ? 1 : 2)"
+                    user.providerUserInfo = [ProviderUserInfo(providerId: "google.com", rawId: "g-\(id)")]
+                    try tx.save(scope, user)
+                }
+                try tx.save(tenant, UserRecord(localId: "a"))
+            }
+            let found = try await store.read { tx in
+                (
+                    try tx.user(scope, localId: "a")?.localId,
+                    try tx.users(scope, email: "B@EXAMPLE.COM").map(\.localId),
+                    try tx.user(scope, phoneNumber: "+15550000001")?.localId,
+                    try tx.user(scope, providerId: "google.com", rawId: "g-c")?.localId,
+                    try tx.listUsers(scope, after: "a", limit: 1, descending: false).map(\.localId),
+                    try tx.listUsers(scope, after: nil, limit: nil, descending: true).map(\.localId),
+                    try tx.countUsers(tenant), try tx.user(tenant, localId: "b")?.localId
+                )
+            }
+            #expect(found.0 == "a", "\(name)")
+            #expect(found.1 == ["b"], "\(name)")
+            #expect(found.2 == "a", "\(name)")
+            #expect(found.3 == "c", "\(name)")
+            #expect(found.4 == ["b"], "\(name)")
+            #expect(found.5 == ["c", "b", "a"], "\(name)")
+            #expect(found.6 == 1, "\(name)")
+            #expect(found.7 == nil, "\(name)")
+            let deleted = try await store.write { tx in
+                (try tx.deleteUser(scope, localId: "c"), try tx.deleteUser(scope, localId: "c"))
+            }
+            #expect(deleted.0 == true && deleted.1 == false, "\(name)")
+            let gone = try await store.read { tx in try tx.user(scope, providerId: "google.com", rawId: "g-c") }
+            #expect(gone == nil, "\(name)")
+        }
+    }
+
+    @Test("a failing write transaction leaves nothing behind")
+    func rollback() async throws {
+        for (name, store) in try Self.stores() {
+            let scope = Scope(projectId: "p")
+            await #expect(throws: AuthError.emailExists) {
+                try await store.write { tx in
+                    try tx.save(scope, UserRecord(localId: "half"))
+                    throw AuthError.emailExists
+                }
+            }
+            let user = try await store.read { tx in try tx.user(scope, localId: "half") }
+            #expect(user == nil, "\(name)")
+        }
+    }
+
+    @Test("tenants, configs, OOB codes and IdP configs round-trip")
+    func resources() async throws {
+        for (name, store) in try Self.stores() {
+            let scope = Scope(projectId: "p", tenantId: "t")
+            let code = OobCode(email: "x@y.z", requestType: .verifyEmail, oobCode: "code1", oobLink: "http://l")
+            try await store.write { tx in
+                try tx.saveTenant(projectId: "p", tenantId: "t2", .object(["tenantId": "t2"]))
+                try tx.saveTenant(projectId: "p", tenantId: "t1", .object(["tenantId": "t1"]))
+                try tx.saveProjectConfig(projectId: "p", .object(["a": 1]))
+                try tx.saveOobCode(scope, code)
+                try tx.saveIdpConfig(scope, kind: "oauthIdpConfigs", id: "oidc.a", .object(["clientId": "c"]))
+            }
+            let read = try await store.read { tx in
+                (
+                    try tx.listTenants(projectId: "p", after: nil, limit: nil), try tx.projectConfig(projectId: "p"),
+                    try tx.listOobCodes(scope), try tx.idpConfig(scope, kind: "oauthIdpConfigs", id: "oidc.a")
+                )
+            }
+            #expect(read.0 == [.object(["tenantId": "t1"]), .object(["tenantId": "t2"])], "\(name)")
+            #expect(read.1 == .object(["a": 1]), "\(name)")
+            #expect(read.2 == [code], "\(name)")
+            #expect(read.3 == .object(["clientId": "c"]), "\(name)")
+        }
+    }
+
+    @Test("a file from a newer authemu is refused and not modified")
+    func newerSchemaRefused() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("authemu-\(UUID().uuidString).sqlite")
+            .path
+        let store = try SQLiteStore(path: path)
+        try await store.write { tx in try tx.saveProjectConfig(projectId: "p", .object([:])) }
+        try store.close()
+        try SQLiteStore.recordMigrationForTesting(path: path, identifier: "v999-from-the-future")
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect(throws: StoreOpenError.self) { try SQLiteStore(path: path) }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+    }
+}

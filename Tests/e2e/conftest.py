@@ -1,0 +1,122 @@
+"""Starts the built authemu binary on a free port and points the Admin SDK at it."""
+import json
+import os
+import signal
+import socket
+import subprocess
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+import requests
+
+ROOT = Path(__file__).resolve().parents[2]
+BINARY = os.environ.get("AUTHEMU_BIN", str(ROOT / ".build" / "debug" / "authemu"))
+PROJECT = "e2e-project"
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class Daemon:
+    """One authemu process; restartable on the same data file."""
+
+    def __init__(self, tmp_path, ephemeral=True, extra=()):
+        self.port = free_port()
+        self.data = tmp_path / "state.sqlite"
+        self.ephemeral = ephemeral
+        self.extra = list(extra)
+        self.proc = None
+        self.log = tmp_path / "authemu.log"
+
+    @property
+    def base(self):
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self):
+        args = [BINARY, "serve", "--port", str(self.port), "--project", PROJECT] + self.extra
+        args += ["--ephemeral"] if self.ephemeral else ["--data", str(self.data)]
+        self.proc = subprocess.Popen(args, stdout=open(self.log, "ab"), stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"authemu exited: {self.log.read_text()}")
+            try:
+                with urllib.request.urlopen(self.base + "/readyz", timeout=1) as response:
+                    if response.status == 200:
+                        return self
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError("authemu did not become ready")
+
+    def kill(self, sig=signal.SIGKILL):
+        self.proc.send_signal(sig)
+        return self.proc.wait(timeout=20)
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            self.kill(signal.SIGTERM)
+
+
+@pytest.fixture(scope="session")
+def daemon(tmp_path_factory):
+    instance = Daemon(tmp_path_factory.mktemp("authemu")).start()
+    yield instance
+    instance.stop()
+
+
+@pytest.fixture
+def api(daemon):
+    """Plain-HTTP client with the default project's state wiped first."""
+    requests.delete(f"{daemon.base}/emulator/v1/projects/{PROJECT}/accounts").raise_for_status()
+    return Api(daemon.base)
+
+
+class Api:
+    def __init__(self, base):
+        self.base = base
+        self.session = requests.Session()
+
+    def v1(self, operation, body, admin=False, key=True, project=None):
+        params = {"key": "fake-api-key"} if key else {}
+        headers = {"Authorization": "Bearer owner"} if admin else {}
+        return self.session.post(f"{self.base}/identitytoolkit.googleapis.com/v1/{operation}",
+                                 params=params, json=body, headers=headers)
+
+    def v3(self, name, body):
+        return self.session.post(f"{self.base}/www.googleapis.com/identitytoolkit/v3/relyingparty/{name}",
+                                 params={"key": "fake-api-key"}, json=body)
+
+    def admin(self, method, path, body=None, params=None):
+        return self.session.request(method, f"{self.base}/identitytoolkit.googleapis.com/{path}",
+                                    json=body, params=params, headers={"Authorization": "Bearer owner"})
+
+
+def error_message(response):
+    return response.json()["error"]["message"]
+
+
+@pytest.fixture
+def admin_auth(daemon, api):
+    """firebase_admin bound to the daemon through FIREBASE_AUTH_EMULATOR_HOST."""
+    import firebase_admin
+    import google.auth.credentials
+    from firebase_admin import auth, credentials
+
+    class OfflineCredential(credentials.Base):
+        """tenant_mgt builds a production HTTP client up front; it must not need real credentials."""
+
+        def get_credential(self):
+            return google.auth.credentials.AnonymousCredentials()
+
+    os.environ["FIREBASE_AUTH_EMULATOR_HOST"] = f"127.0.0.1:{daemon.port}"
+    name = f"app-{daemon.port}"
+    try:
+        app = firebase_admin.get_app(name)
+    except ValueError:
+        app = firebase_admin.initialize_app(OfflineCredential(), options={"projectId": PROJECT}, name=name)
+    return auth, app

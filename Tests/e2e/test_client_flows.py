@@ -1,0 +1,132 @@
+"""Plain-HTTP flows with the bodies the JS and iOS SDKs send (reference/client-protocol.md §0, §14)."""
+import requests
+
+from conftest import PROJECT, error_message
+
+
+def test_js_email_flow(api):
+    # JS v12: signUp carries clientType; refresh is form-encoded; lookup follows every sign-in.
+    up = api.v1("accounts:signUp", {"email": "js@example.com", "password": "secret123",
+                                    "returnSecureToken": True, "clientType": "CLIENT_TYPE_WEB"})
+    assert up.status_code == 200, up.text
+    signed_in = api.v1("accounts:signInWithPassword", {"email": "js@example.com", "password": "secret123",
+                                                        "returnSecureToken": True, "clientType": "CLIENT_TYPE_WEB"})
+    body = signed_in.json()
+    assert body["registered"] is True
+    assert "mfaPendingCredential" not in body
+    lookup = api.v1("accounts:lookup", {"idToken": body["idToken"]})
+    assert lookup.json()["users"][0]["localId"] == up.json()["localId"]
+    refreshed = requests.post(f"{api.base}/securetoken.googleapis.com/v1/token?key=k",
+                              data=f"grant_type=refresh_token&refresh_token={body['refreshToken']}",
+                              headers={"Content-Type": "application/x-www-form-urlencoded"})
+    assert refreshed.status_code == 200
+    assert refreshed.json()["user_id"] == up.json()["localId"]
+    assert refreshed.json()["access_token"]
+
+
+def test_ios_legacy_paths(api):
+    # iOS uses the v3 relyingparty names and JSON refresh bodies.
+    up = api.v3("signupNewUser", {"email": "ios@example.com", "password": "secret123", "returnSecureToken": True})
+    assert up.status_code == 200, up.text
+    verify = api.v3("verifyPassword", {"email": "ios@example.com", "password": "secret123",
+                                       "returnSecureToken": True})
+    assert verify.json()["kind"] == "identitytoolkit#VerifyPasswordResponse"
+    info = api.v3("getAccountInfo", {"idToken": verify.json()["idToken"]})
+    assert info.json()["users"][0]["email"] == "ios@example.com"
+    updated = api.v3("setAccountInfo", {"idToken": verify.json()["idToken"], "displayName": "iPhone",
+                                        "returnSecureToken": True})
+    assert updated.json()["displayName"] == "iPhone"
+    refreshed = requests.post(f"{api.base}/securetoken.googleapis.com/v1/token?key=k",
+                              json={"grantType": "refresh_token", "refreshToken": verify.json()["refreshToken"]})
+    assert refreshed.status_code == 200
+    assert refreshed.json()["access_token"]
+    deleted = api.v3("deleteAccount", {"idToken": verify.json()["idToken"]})
+    assert deleted.status_code == 200
+    assert error_message(api.v3("getAccountInfo", {"idToken": verify.json()["idToken"]})) == "USER_NOT_FOUND"
+
+
+def test_email_link_sign_in(api):
+    sent = api.v1("accounts:sendOobCode", {"requestType": "EMAIL_SIGNIN", "email": "link@example.com",
+                                           "continueUrl": "https://app.example.com/finish", "canHandleCodeInApp": True})
+    assert sent.status_code == 200, sent.text
+    codes = requests.get(f"{api.base}/emulator/v1/projects/{PROJECT}/oobCodes").json()["oobCodes"]
+    code = [c for c in codes if c["email"] == "link@example.com"][-1]
+    assert code["requestType"] == "EMAIL_SIGNIN"
+    assert "mode=signIn" in code["oobLink"]
+    wrong = api.v1("accounts:signInWithEmailLink", {"email": "other@example.com", "oobCode": code["oobCode"]})
+    assert error_message(wrong) == "INVALID_EMAIL : The email provided does not match the sign-in email address."
+    signed_in = api.v1("accounts:signInWithEmailLink", {"email": "link@example.com", "oobCode": code["oobCode"]})
+    assert signed_in.status_code == 200
+    assert signed_in.json()["isNewUser"] is True
+    reused = api.v1("accounts:signInWithEmailLink", {"email": "link@example.com", "oobCode": code["oobCode"]})
+    assert error_message(reused) == "INVALID_OOB_CODE"
+
+
+def test_password_reset_flow(api):
+    api.v1("accounts:signUp", {"email": "reset@example.com", "password": "secret123"})
+    # Android sends the enum as its proto number (PASSWORD_RESET = 1).
+    sent = api.v1("accounts:sendOobCode", {"requestType": 1, "email": "reset@example.com"})
+    assert sent.status_code == 200, sent.text
+    codes = requests.get(f"{api.base}/emulator/v1/projects/{PROJECT}/oobCodes").json()["oobCodes"]
+    code = [c for c in codes if c["requestType"] == "PASSWORD_RESET"][-1]["oobCode"]
+    inspected = api.v1("accounts:resetPassword", {"oobCode": code})
+    assert inspected.json()["requestType"] == "PASSWORD_RESET"
+    assert inspected.json()["email"] == "reset@example.com"
+    reset = api.v1("accounts:resetPassword", {"oobCode": code, "newPassword": "brandnew1"})
+    assert reset.status_code == 200
+    assert api.v1("accounts:signInWithPassword",
+                  {"email": "reset@example.com", "password": "brandnew1"}).status_code == 200
+    assert error_message(api.v1("accounts:signInWithPassword",
+                                {"email": "reset@example.com", "password": "secret123"})) == "INVALID_PASSWORD"
+
+
+def test_fake_idp_sign_in(api):
+    post_body = "providerId=google.com&id_token=" + requests.utils.quote(
+        '{"sub":"g-123","email":"g@example.com","email_verified":true,"name":"G User"}')
+    signed_in = api.v1("accounts:signInWithIdp", {"requestUri": "http://localhost", "postBody": post_body,
+                                                   "returnSecureToken": True, "returnIdpCredential": True})
+    assert signed_in.status_code == 200, signed_in.text
+    body = signed_in.json()
+    assert body["isNewUser"] is True
+    assert body["federatedId"] == "g-123"
+    assert body["email"] == "g@example.com"
+    again = api.v1("accounts:signInWithIdp", {"requestUri": "http://localhost", "postBody": post_body})
+    assert again.json()["localId"] == body["localId"]
+    assert again.json()["isNewUser"] is False
+    uri = api.v1("accounts:createAuthUri", {"identifier": "g@example.com", "continueUri": "http://localhost"})
+    assert uri.json()["registered"] is True
+    assert uri.json()["signinMethods"] == ["google.com"]
+
+
+def test_config_and_tenants_with_node_admin_bodies(api):
+    # Node Admin updateProjectConfig sends leaf masks.
+    patched = api.admin("PATCH", f"v2/projects/{PROJECT}/config",
+                        {"mfa": {"state": "ENABLED", "enabledProviders": ["PHONE_SMS"],
+                                 "providerConfigs": [{"state": "ENABLED",
+                                                      "totpProviderConfig": {"adjacentIntervals": 3}}]}},
+                        params={"updateMask": "mfa.state,mfa.enabledProviders,mfa.providerConfigs"})
+    assert patched.status_code == 200, patched.text
+    assert patched.json()["mfa"]["providerConfigs"][0]["totpProviderConfig"]["adjacentIntervals"] == 3
+    assert patched.json()["name"] == f"projects/{PROJECT}/config"
+    bad = api.admin("PATCH", f"admin/v2/projects/{PROJECT}/config",
+                    {"mfa": {"state": "ENABLED", "providerConfigs": [{"state": "ENABLED",
+                                                                      "totpProviderConfig": {"adjacentIntervals": 11}}]}},
+                    params={"updateMask": "mfa"})
+    assert bad.status_code == 400
+    assert error_message(bad).startswith("INVALID_CONFIG : mfa.providerConfigs[0].totpProviderConfig.adjacentIntervals")
+
+    created = api.admin("POST", f"v2/projects/{PROJECT}/tenants", {"displayName": "Tenant One",
+                                                                    "allowPasswordSignup": True})
+    assert created.status_code == 200, created.text
+    tenant = created.json()
+    assert tenant["name"] == f"projects/{PROJECT}/tenants/{tenant['tenantId']}"
+    assert tenant["mfaConfig"]["state"] == "DISABLED"
+    updated = api.admin("PATCH", f"v2/projects/{PROJECT}/tenants/{tenant['tenantId']}",
+                        {"mfaConfig": {"state": "ENABLED", "enabledProviders": ["PHONE_SMS"]},
+                         "testPhoneNumbers": {"+15555550123": "123456"}},
+                        params={"updateMask": "mfaConfig,testPhoneNumbers"})
+    assert updated.json()["testPhoneNumbers"] == {"+15555550123": "123456"}
+    assert updated.json()["displayName"] == "Tenant One"
+    listed = api.admin("GET", f"v2/projects/{PROJECT}/tenants")
+    assert tenant["tenantId"] in [t["tenantId"] for t in listed.json()["tenants"]]
+    assert api.admin("DELETE", f"v2/projects/{PROJECT}/tenants/{tenant['tenantId']}").status_code == 200

@@ -1,0 +1,91 @@
+"""State survives SIGKILL; bad input gets enveloped 4xx and the daemon keeps serving."""
+import json
+
+import pytest
+import requests
+
+from conftest import PROJECT, Api, Daemon, error_message
+
+
+def test_users_survive_sigkill(tmp_path):
+    daemon = Daemon(tmp_path, ephemeral=False).start()
+    try:
+        api = Api(daemon.base)
+        created = []
+        for index in range(25):
+            response = api.v1("accounts:signUp", {"email": f"k{index}@example.com", "password": "secret123"})
+            assert response.status_code == 200, response.text
+            created.append(response.json()["localId"])
+        tenant_user = api.v1(f"projects/{PROJECT}/tenants/t1/accounts", {"localId": "tenant-user"}, admin=True)
+        assert tenant_user.status_code == 200
+        assert daemon.kill() == -9
+        daemon.start()
+        api = Api(daemon.base)
+        listed = api.admin("GET", f"v1/projects/{PROJECT}/accounts:batchGet", params={"maxResults": 100})
+        assert sorted(u["localId"] for u in listed.json()["users"]) == sorted(created)
+        signed_in = api.v1("accounts:signInWithPassword", {"email": "k7@example.com", "password": "secret123"})
+        assert signed_in.status_code == 200
+        lookup = api.v1(f"projects/{PROJECT}/tenants/t1/accounts:lookup", {"localId": ["tenant-user"]}, admin=True)
+        assert lookup.json()["users"][0]["localId"] == "tenant-user"
+    finally:
+        daemon.stop()
+
+
+def test_foreign_file_is_refused_and_untouched(tmp_path):
+    data = tmp_path / "state.sqlite"
+    data.write_bytes(b"this is not a database" * 10)
+    before = data.read_bytes()
+    daemon = Daemon(tmp_path, ephemeral=False)
+    with pytest.raises(RuntimeError) as failure:
+        daemon.start()
+    assert "not a SQLite database" in str(failure.value)
+    assert data.read_bytes() == before
+
+
+@pytest.mark.parametrize("body,content_type,status,message", [
+    ("{not json", "application/json", 400, "Invalid JSON payload received. The body is not valid JSON."),
+    ('{"email": 5, "password": "secret123"}', "application/json", 400, "INVALID_EMAIL"),
+    ('{"email": ["x"], "password": "secret123"}', "application/json", 400,
+     "Invalid JSON payload received. /email should be string"),
+    ('[1,2,3]', "application/json", 400, "Invalid JSON payload received. / should be object"),
+    ('{"email": "a@b.c"}', "application/json", 400, "MISSING_PASSWORD"),
+    ('{"email": "a@b.c", "password": "123"}', "application/json", 400,
+     "WEAK_PASSWORD : Password should be at least 6 characters"),
+])
+def test_bad_sign_up_bodies(api, body, content_type, status, message):
+    response = api.session.post(f"{api.base}/identitytoolkit.googleapis.com/v1/accounts:signUp",
+                                params={"key": "k"}, data=body, headers={"Content-Type": content_type})
+    assert response.status_code == status
+    assert error_message(response) == message
+    assert response.json()["error"]["code"] == status
+
+
+def test_envelopes_for_routes_credentials_and_size(api):
+    unknown = api.v1("accounts:doesNotExist", {})
+    assert unknown.status_code == 404
+    assert unknown.json()["error"]["status"] == "NOT_FOUND"
+
+    no_key = api.v1("accounts:signUp", {}, key=False)
+    assert no_key.status_code == 403
+    assert no_key.json()["error"]["status"] == "PERMISSION_DENIED"
+
+    bad_bearer = api.session.post(f"{api.base}/identitytoolkit.googleapis.com/v1/projects/{PROJECT}/accounts:lookup",
+                                  json={}, headers={"Authorization": "Bearer not-owner"})
+    assert bad_bearer.status_code == 401
+    assert bad_bearer.json()["error"]["status"] == "UNAUTHENTICATED"
+
+    key_only = api.v1(f"projects/{PROJECT}/accounts:lookup", {"localId": ["x"]})
+    assert error_message(key_only) == \
+        "INSUFFICIENT_PERMISSION : Only authenticated requests can specify target_project_id."
+
+    huge = api.session.post(f"{api.base}/identitytoolkit.googleapis.com/v1/accounts:signUp", params={"key": "k"},
+                            data=b'{"displayName":"' + b"x" * (17 * 1024 * 1024) + b'"}',
+                            headers={"Content-Type": "application/json"})
+    assert huge.status_code == 413
+    assert huge.json()["error"]["code"] == 413
+
+    unimplemented = api.v1("accounts:signInWithGameCenter", {})
+    assert unimplemented.status_code == 501
+    assert error_message(unimplemented) == "accounts:signInWithGameCenter is not implemented in the Auth Emulator."
+
+    assert requests.get(f"{api.base}/readyz").status_code == 200
