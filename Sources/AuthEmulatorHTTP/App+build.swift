@@ -17,6 +17,8 @@ public struct AppConfig: Sendable {
     public var maxBodyBytes = 16 * 1024 * 1024
     /// Base of links in emails; defaults to `http://host:port`.
     public var publicURL: String?
+    /// Per-project settings from the configuration file (v2 Config / Tenant shapes).
+    public var projects: JSONValue?
 
     public init() {}
 
@@ -29,8 +31,8 @@ public func openStore(_ config: AppConfig) throws -> SQLiteStore {
 }
 
 /// Builds the router with every route and middleware; tests drive it with `app.test(.router)`.
-public func buildRouter(emulator: Emulator, config: AppConfig) -> Router<BasicRequestContext> {
-    let router = Router(context: BasicRequestContext.self)
+public func buildRouter(emulator: Emulator, config: AppConfig) -> Router<AuthRequestContext> {
+    let router = Router(context: AuthRequestContext.self)
     router.add(middleware: ErrorEnvelopeMiddleware())
     router.add(middleware: CORSReflectingMiddleware())
     let settings = HTTPSettings(
@@ -53,6 +55,7 @@ public func buildApplication(
         store: store, clock: clock, random: random,
         options: EmulatorOptions(defaultProjectId: config.projectId, publicURL: config.resolvedPublicURL),
         logger: logger)
+    if let projects = config.projects { try await emulator.applyProjectSeeds(projects) }
     let router = buildRouter(emulator: emulator, config: config)
     return Application(
         router: router,

@@ -73,14 +73,18 @@ extension RouteTable {
             try await emulator.refresh(
                 request.decode(SecureTokenRequest.self), defaultProjectId: request.caller.scope.projectId)
         }
+        client("accounts:sendVerificationCode", "sendVerificationCode") {
+            try await emulator.sendVerificationCode($0.decode(SendVerificationCodeRequest.self), caller: $0.caller)
+        }
+        client("accounts:signInWithPhoneNumber", "verifyPhoneNumber") {
+            try await emulator.signInWithPhoneNumber($0.decode(SignInWithPhoneNumberRequest.self), caller: $0.caller)
+        }
         registerPlannedClientRoutes()
     }
 
     /// Operations of the API that authemu does not serve yet: they answer 501 NOT_IMPLEMENTED.
     func registerPlannedClientRoutes() {
         let planned: [(String, String?)] = [
-            ("accounts:sendVerificationCode", "sendVerificationCode"),
-            ("accounts:signInWithPhoneNumber", "verifyPhoneNumber"),
             ("accounts:verifyIosClient", "verifyClient"),
             ("accounts:signInWithGameCenter", "signInWithGameCenter"),
             ("accounts:issueSamlResponse", nil),

@@ -34,10 +34,65 @@ extension RouteTable {
             try await emulator.updateEmulatorConfig(projectId: $0.caller.scope.projectId, patch: $0.rawBody)
         }
         api(.get, scoped.map { "\($0)/oobCodes" }, access: .open) { try await emulator.listOobCodes($0.caller.scope) }
-        api(.get, scoped.map { "\($0)/verificationCodes" }, access: .open) { _ in
-            .object(["verificationCodes": .array([])])
+        api(.get, scoped.map { "\($0)/verificationCodes" }, access: .open) {
+            try await emulator.verificationCodes($0.caller.scope)
+        }
+        api(.get, scoped.map { "\($0)/smsMessages" }, access: .open) { request in
+            let query = try SmsQueryParameters.parse(request)
+            let messages = try await emulator.smsMessages(request.caller.scope, query.filter, wait: query.wait)
+            return .object(["smsMessages": .array(messages.map(\.wireValue))])
+        }
+        api(.delete, scoped.map { "\($0)/smsMessages" }, access: .open) {
+            try await emulator.clearSmsMessages($0.caller.scope)
+            return .object([:])
         }
         registerActionPage()
+    }
+
+    /// Query of `GET …/smsMessages`: `phoneNumber`, `purpose`, `status`, `after` (id), `limit`,
+    /// `wait` (seconds).
+    enum SmsQueryParameters {
+        static func parse(_ request: ApiRequest) throws -> (filter: SmsQuery, wait: Double) {
+            var filter = SmsQuery()
+            filter.phoneNumber = request.queryValue("phoneNumber").flatMap { $0.isEmpty ? nil : $0 }
+            if let purpose = request.queryValue("purpose"), !purpose.isEmpty {
+                guard let value = SmsPurpose(rawValue: purpose.uppercased()) else {
+                    throw AuthError(
+                        "INVALID_ARGUMENT",
+                        "purpose must be one of \(SmsPurpose.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+                filter.purpose = value
+            }
+            if let after = request.queryValue("after"), !after.isEmpty {
+                guard let id = Int64(after) else { throw AuthError("INVALID_ARGUMENT", "after must be a message id") }
+                filter.afterId = id
+            }
+            if let limit = request.queryValue("limit"), !limit.isEmpty {
+                guard let count = Int(limit), count > 0 else {
+                    throw AuthError("INVALID_ARGUMENT", "limit must be a positive integer")
+                }
+                filter.limit = count
+            }
+            if let status = request.queryValue("status"), !status.isEmpty {
+                var statuses = Set<SmsStatus>()
+                for name in status.split(separator: ",") {
+                    guard let value = SmsStatus(rawValue: name.uppercased()) else {
+                        throw AuthError(
+                            "INVALID_ARGUMENT", "status must be PENDING, USED, EXPIRED, SUPERSEDED or LOCKED")
+                    }
+                    statuses.insert(value)
+                }
+                filter.statuses = statuses
+            }
+            var wait = 0.0
+            if let text = request.queryValue("wait"), !text.isEmpty {
+                guard let seconds = Double(text), seconds >= 0, seconds.isFinite else {
+                    throw AuthError("INVALID_ARGUMENT", "wait must be a number of seconds from 0 to 30")
+                }
+                wait = min(seconds, 30)
+            }
+            return (filter, wait)
+        }
     }
 
     /// `GET /emulator/action`: the page email links point at.

@@ -54,6 +54,30 @@ enum Schema {
                     );
                     """)
         }
+        migrator.registerMigration("v2-sms-outbox") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE sms_messages (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        project_id TEXT NOT NULL,
+                        tenant_id TEXT NOT NULL,
+                        session_info TEXT NOT NULL UNIQUE,
+                        phone_number TEXT NOT NULL,
+                        purpose TEXT NOT NULL,
+                        status TEXT NOT NULL,
+                        client_ip TEXT,
+                        sent_at REAL NOT NULL,
+                        data BLOB NOT NULL
+                    );
+                    CREATE INDEX sms_messages_scope ON sms_messages(project_id, tenant_id, phone_number, purpose);
+                    CREATE INDEX sms_messages_phone_time ON sms_messages(phone_number, sent_at);
+                    CREATE INDEX sms_messages_ip_time ON sms_messages(client_ip, sent_at);
+                    CREATE TABLE temporary_proofs (
+                        proof TEXT NOT NULL PRIMARY KEY,
+                        data BLOB NOT NULL
+                    );
+                    """)
+        }
         return migrator
     }()
 }

@@ -1,3 +1,4 @@
+import AuthEmulator
 import AuthEmulatorHTTP
 import Foundation
 import Yams
@@ -19,6 +20,8 @@ struct ConfigLayer {
     var maxBodyBytes: Int?
     var publicURL: String?
     var logLevel: String?
+    /// Per-project settings (file only), in the v2 Config / Tenant JSON shapes.
+    var projects: JSONValue?
 
     /// Every key the file and the environment accept (environment: `AUTHEMU_` + upper case).
     static let keys = [
@@ -100,6 +103,10 @@ struct ConfigLayer {
             throw ConfigError(description: "config file \(path): the top level must be a mapping of keys")
         }
         for (key, value) in map.sorted(by: { $0.key < $1.key }) {
+            if key == "projects" {
+                layer.projects = try yamlToJSON(value, path: "projects", file: path)
+                continue
+            }
             try layer.set(key, value, source: "config file \(path)")
         }
         return layer
@@ -122,7 +129,7 @@ struct ConfigLayer {
             data: data ?? lower.data, ephemeral: ephemeral ?? lower.ephemeral,
             adminToken: adminToken ?? lower.adminToken,
             maxBodyBytes: maxBodyBytes ?? lower.maxBodyBytes, publicURL: publicURL ?? lower.publicURL,
-            logLevel: logLevel ?? lower.logLevel)
+            logLevel: logLevel ?? lower.logLevel, projects: projects ?? lower.projects)
     }
 
     func appConfig() -> AppConfig {
@@ -135,6 +142,26 @@ struct ConfigLayer {
         if let adminToken { config.adminToken = adminToken }
         if let maxBodyBytes { config.maxBodyBytes = maxBodyBytes }
         config.publicURL = publicURL
+        config.projects = projects
         return config
+    }
+}
+
+/// YAML values as JSON (numbers, strings, booleans, sequences, mappings).
+func yamlToJSON(_ value: Any, path: String, file: String) throws -> JSONValue {
+    switch value {
+    case let text as String: return .string(text)
+    case let flag as Bool: return .bool(flag)
+    case let number as Int: return .number(Double(number))
+    case let number as Double: return .number(number)
+    case let list as [Any]:
+        return .array(try list.enumerated().map { try yamlToJSON($1, path: "\(path)[\($0)]", file: file) })
+    case let map as [String: Any]:
+        var object: [String: JSONValue] = [:]
+        for (key, child) in map { object[key] = try yamlToJSON(child, path: "\(path).\(key)", file: file) }
+        return .object(object)
+    case is NSNull: return .null
+    default:
+        throw ConfigError(description: "config file \(file): key '\(path)' has an unsupported value \(value)")
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import AuthEmulator
 import AuthEmulatorHTTP
 import AuthEmulatorSQLite
 import Foundation
@@ -45,15 +46,21 @@ struct Serve: AsyncParsableCommand {
             FileHandle.standardError.write(Data("authemu: cannot open the database: \(error)\n".utf8))
             throw ExitCode(2)
         }
-        let app = try await buildApplication(config: appConfig, store: store, logger: logger)
-        let where_ = appConfig.ephemeral ? "in memory (--ephemeral)" : appConfig.dataPath
-        logger.info(
-            "authemu listening on \(appConfig.host):\(appConfig.port), project \(appConfig.projectId), state \(where_)")
-        FileHandle.standardOutput.write(
-            Data("export FIREBASE_AUTH_EMULATOR_HOST=\(appConfig.host):\(appConfig.port)\n".utf8))
-        let group = ServiceGroup(
-            configuration: .init(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        try await group.run()
+        do {
+            let app = try await buildApplication(config: appConfig, store: store, logger: logger)
+            let location = appConfig.ephemeral ? "in memory (--ephemeral)" : appConfig.dataPath
+            logger.info(
+                "authemu listening on \(appConfig.host):\(appConfig.port), project \(appConfig.projectId), state \(location)"
+            )
+            FileHandle.standardOutput.write(
+                Data("export FIREBASE_AUTH_EMULATOR_HOST=\(appConfig.host):\(appConfig.port)\n".utf8))
+            let group = ServiceGroup(
+                configuration: .init(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+            try await group.run()
+        } catch let error as SeedError {
+            FileHandle.standardError.write(Data("authemu: config file: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
         try store.close()
         logger.info("authemu stopped")
     }

@@ -19,10 +19,13 @@ public struct EmulatorOptions: Sendable {
 public struct Caller: Sendable {
     public var scope: Scope
     public var isAdmin: Bool
+    /// The client's address, for per-address SMS quotas (nil when unknown).
+    public var clientIP: String?
 
-    public init(scope: Scope, isAdmin: Bool) {
+    public init(scope: Scope, isAdmin: Bool, clientIP: String? = nil) {
         self.scope = scope
         self.isAdmin = isAdmin
+        self.clientIP = clientIP
     }
 }
 
@@ -35,6 +38,8 @@ public final class Emulator: Sendable {
     public let tokens: TokenService
     public let options: EmulatorOptions
     public let logger: Logger
+    /// Wakes long-polling outbox readers.
+    public let outboxSignal = OutboxSignal()
 
     public init(
         store: any AuthStore, clock: any AuthClock = SystemClock(), random: any RandomSource = SystemRandomSource(),

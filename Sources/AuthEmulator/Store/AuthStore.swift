@@ -49,9 +49,26 @@ public protocol IdpConfigRepository {
     func listIdpConfigs(_ scope: Scope, kind: String) throws -> [JSONValue]
 }
 
+/// The SMS outbox (every SMS any flow sends) and the temporary proofs of phone conflicts.
+public protocol SmsOutboxRepository {
+    /// Stores a new message and returns it with its assigned, increasing `id`.
+    func insertSms(_ message: SmsMessage) throws -> SmsMessage
+    func updateSms(_ message: SmsMessage) throws
+    func sms(sessionInfo: String) throws -> SmsMessage?
+    /// Messages of a scope matching `query`, oldest first.
+    func listSms(_ scope: Scope, _ query: SmsQuery) throws -> [SmsMessage]
+    func deleteAllSms(_ scope: Scope) throws
+    /// How many messages went to a number (or came from a client address) since a time.
+    func countSms(phoneNumber: String, since: Date) throws -> Int
+    func countSms(clientIP: String, since: Date) throws -> Int
+    func saveTemporaryProof(_ proof: TemporaryProof) throws
+    func temporaryProof(_ proof: String) throws -> TemporaryProof?
+    func deleteTemporaryProof(_ proof: String) throws
+}
+
 /// Everything one transaction can touch.
 public protocol StoreTransaction: UserRepository, TenantRepository, ConfigRepository, OobCodeRepository,
-    IdpConfigRepository
+    IdpConfigRepository, SmsOutboxRepository
 {}
 
 /// The durable state. `write` runs its body in one transaction: a thrown error rolls it all back,

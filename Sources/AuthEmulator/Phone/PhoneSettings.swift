@@ -1,0 +1,54 @@
+import Foundation
+
+/// How SMS codes behave in one project (authemu extension key `emulatorSettings` of the v2
+/// config; tenants use their project's).
+public struct PhoneSettings: Sendable, Equatable {
+    /// Seconds a code stays valid (`SESSION_EXPIRED` afterwards).
+    public var codeLifetimeSeconds: Int = 600
+    /// Wrong codes allowed before the session locks (`TOO_MANY_ATTEMPTS_TRY_LATER`).
+    public var maxAttempts: Int = 5
+    /// Whether a newer code for the same number and purpose supersedes older pending ones.
+    public var supersedeOlderCodes = true
+    /// SMS per phone number per hour before `QUOTA_EXCEEDED`; 0 = unlimited.
+    public var quotaPerNumberPerHour: Int = 0
+    /// SMS per client address per hour before `TOO_MANY_ATTEMPTS_TRY_LATER`; 0 = unlimited.
+    public var quotaPerIPPerHour: Int = 0
+
+    public init() {}
+
+    public init(_ value: JSONValue?) {
+        guard let value else { return }
+        if let number = value["smsCodeLifetimeSeconds"]?.doubleValue { codeLifetimeSeconds = Int(number) }
+        if let number = value["smsMaxAttempts"]?.doubleValue { maxAttempts = Int(number) }
+        if let flag = value["smsSupersedeOlderCodes"]?.boolValue { supersedeOlderCodes = flag }
+        if let number = value["smsQuotaPerNumberPerHour"]?.doubleValue { quotaPerNumberPerHour = Int(number) }
+        if let number = value["smsQuotaPerIpPerHour"]?.doubleValue { quotaPerIPPerHour = Int(number) }
+    }
+
+    /// Validates an `emulatorSettings` object from the REST API or the config file.
+    static func validate(_ value: JSONValue?) throws(AuthError) {
+        guard let value, value != .null else { return }
+        guard let object = value.objectValue else { throw AuthError.invalidJSON("/emulatorSettings should be object") }
+        let ranges: [String: ClosedRange<Double>] = [
+            "smsCodeLifetimeSeconds": 1...86400, "smsMaxAttempts": 1...1000, "smsQuotaPerNumberPerHour": 0...1_000_000,
+            "smsQuotaPerIpPerHour": 0...1_000_000,
+        ]
+        for (key, field) in object {
+            if key == "smsSupersedeOlderCodes" {
+                guard field.boolValue != nil else {
+                    throw AuthError("INVALID_CONFIG", "emulatorSettings.\(key) must be true or false")
+                }
+                continue
+            }
+            guard let range = ranges[key] else {
+                throw AuthError("INVALID_CONFIG", "emulatorSettings.\(key) is not a known setting")
+            }
+            guard let number = field.doubleValue, number.rounded() == number, range.contains(number) else {
+                throw AuthError(
+                    "INVALID_CONFIG",
+                    "emulatorSettings.\(key) must be an integer from \(Int(range.lowerBound)) to \(Int(range.upperBound))"
+                )
+            }
+        }
+    }
+}

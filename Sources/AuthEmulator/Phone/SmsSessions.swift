@@ -1,0 +1,157 @@
+import Foundation
+
+/// The outcome of checking a code: an accepted session, or the error to answer after the
+/// attempt has been recorded (wrong codes count towards the lock even though the call fails).
+public enum CodeCheck: Sendable {
+    case accepted(SmsMessage)
+    case rejected(AuthError)
+}
+
+/// What a new SMS is for and where it goes.
+struct SmsRequest {
+    var scope: Scope
+    var phoneNumber: String
+    var purpose: SmsPurpose
+    var settings: ScopeSettings
+    var clientIP: String?
+    var localId: String?
+    var mfaEnrollmentId: String?
+    var verificationPath = "none"
+}
+
+extension Emulator {
+    /// Creates one SMS session and its outbox record: every SMS-sending flow goes through here.
+    /// Test phone numbers get their fixed code and skip quotas; newer codes supersede older
+    /// pending ones for the same number and purpose when the project says so.
+    func createSms(_ tx: any StoreTransaction, _ request: SmsRequest) throws -> SmsMessage {
+        let now = clock.now()
+        let phone = request.settings.phone
+        let testCode = request.settings.testPhoneNumbers[request.phoneNumber]
+        if testCode == nil {
+            let hourAgo = now.addingTimeInterval(-3600)
+            if phone.quotaPerNumberPerHour > 0,
+                try tx.countSms(phoneNumber: request.phoneNumber, since: hourAgo) >= phone.quotaPerNumberPerHour
+            {
+                throw AuthError("QUOTA_EXCEEDED", "Exceeded quota for verifying \(request.phoneNumber).")
+            }
+            if phone.quotaPerIPPerHour > 0, let ip = request.clientIP,
+                try tx.countSms(clientIP: ip, since: hourAgo) >= phone.quotaPerIPPerHour
+            {
+                throw AuthError("TOO_MANY_ATTEMPTS_TRY_LATER")
+            }
+        }
+        if phone.supersedeOlderCodes {
+            let older = try tx.listSms(
+                request.scope,
+                SmsQuery(phoneNumber: request.phoneNumber, purpose: request.purpose, statuses: [.pending]))
+            for var message in older {
+                message.status = .superseded
+                try tx.updateSms(message)
+            }
+        }
+        let code = testCode ?? random.digits(6)
+        let message = SmsMessage(
+            id: 0, projectId: request.scope.projectId, tenantId: request.scope.tenantId,
+            phoneNumber: request.phoneNumber, code: code,
+            text: "\(code) is your verification code for \(request.scope.projectId).", purpose: request.purpose,
+            usedFor: nil, sessionInfo: random.base64URL(120), sentAt: now,
+            expiresAt: now.addingTimeInterval(TimeInterval(phone.codeLifetimeSeconds)), status: .pending,
+            testNumber: testCode != nil, attempts: 0,
+            verificationPath: testCode != nil ? "test-number" : request.verificationPath,
+            localId: request.localId, mfaEnrollmentId: request.mfaEnrollmentId, clientIP: request.clientIP)
+        return try tx.insertSms(message)
+    }
+
+    /// Logs a sent SMS with the firebase-tools wording (scrapers depend on it) and wakes readers.
+    func announce(_ message: SmsMessage) async {
+        let line =
+            switch message.purpose {
+            case .mfaEnrollment: "To enroll MFA with \(message.phoneNumber), use the code \(message.code)."
+            case .mfaSignIn: "To sign in with MFA using \(message.phoneNumber), use the code \(message.code)."
+            default: "To verify the phone number \(message.phoneNumber), use the code \(message.code)."
+            }
+        logger.info(
+            "\(line)",
+            metadata: [
+                "event": "sms", "project": "\(message.projectId)", "tenant": "\(message.tenantId ?? "")",
+                "phone": "\(message.phoneNumber)", "code": "\(message.code)", "purpose": "\(message.purpose.rawValue)",
+                "sessionInfo": "\(message.sessionInfo)", "testNumber": "\(message.testNumber)",
+            ])
+        await outboxSignal.notify()
+    }
+
+    /// Checks `code` against the session `sessionInfo`, recording the attempt. A session of
+    /// another scope or purpose is unknown here; expired, superseded and used sessions cannot be
+    /// used again; too many wrong codes lock it.
+    func checkCode(
+        _ tx: any StoreTransaction, sessionInfo: String, code: String, scope: Scope, purposes: Set<SmsPurpose>,
+        settings: ScopeSettings
+    ) throws -> CodeCheck {
+        guard var message = try tx.sms(sessionInfo: sessionInfo), message.scope == scope,
+            purposes.contains(message.purpose)
+        else { return .rejected(AuthError("INVALID_SESSION_INFO")) }
+        switch message.status {
+        case .used: return .rejected(AuthError("INVALID_SESSION_INFO"))
+        case .expired, .superseded: return .rejected(AuthError("SESSION_EXPIRED"))
+        case .locked: return .rejected(AuthError("TOO_MANY_ATTEMPTS_TRY_LATER"))
+        case .pending: break
+        }
+        if clock.now() >= message.expiresAt {
+            message.status = .expired
+            try tx.updateSms(message)
+            return .rejected(AuthError("SESSION_EXPIRED"))
+        }
+        guard Self.constantTimeEquals(code, message.code) else {
+            message.attempts += 1
+            if message.attempts >= settings.phone.maxAttempts {
+                message.status = .locked
+                try tx.updateSms(message)
+                return .rejected(AuthError("TOO_MANY_ATTEMPTS_TRY_LATER"))
+            }
+            try tx.updateSms(message)
+            return .rejected(AuthError("INVALID_CODE"))
+        }
+        message.status = .used
+        try tx.updateSms(message)
+        return .accepted(message)
+    }
+
+    static func constantTimeEquals(_ lhs: String, _ rhs: String) -> Bool {
+        let left = Array(lhs.utf8)
+        let right = Array(rhs.utf8)
+        guard left.count == right.count else { return false }
+        return zip(left, right).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+
+    /// The outbox of a scope; with `wait` > 0 and nothing matching, waits up to that many seconds
+    /// for a matching message to be sent.
+    public func smsMessages(_ scope: Scope, _ query: SmsQuery, wait: Double) async throws -> [SmsMessage] {
+        let deadline = Date().addingTimeInterval(min(max(wait, 0), 30))
+        while true {
+            let seen = await outboxSignal.version
+            let found = try await store.read { tx in try tx.listSms(scope, query) }
+            let remaining = deadline.timeIntervalSinceNow
+            if !found.isEmpty || remaining <= 0 { return found }
+            await outboxSignal.wait(seconds: remaining, since: seen)
+        }
+    }
+
+    public func clearSmsMessages(_ scope: Scope) async throws {
+        try await store.write { tx in try tx.deleteAllSms(scope) }
+    }
+
+    /// The firebase-tools `verificationCodes` view: pending, unexpired codes in creation order.
+    public func verificationCodes(_ scope: Scope) async throws -> JSONValue {
+        let now = clock.now()
+        let pending = try await store.read { tx in try tx.listSms(scope, SmsQuery(statuses: [.pending])) }
+        return .object([
+            "verificationCodes": .array(
+                pending.filter { $0.expiresAt > now }.map {
+                    .object([
+                        "code": .string($0.code), "phoneNumber": .string($0.phoneNumber),
+                        "sessionInfo": .string($0.sessionInfo),
+                    ])
+                })
+        ])
+    }
+}

@@ -1,0 +1,101 @@
+import AuthEmulator
+import Foundation
+import GRDB
+
+extension SQLiteTransaction {
+    private static let smsEncoder = JSONEncoder()
+    private static let smsDecoder = JSONDecoder()
+
+    private func smsData(_ message: SmsMessage) throws -> Data { try Self.smsEncoder.encode(message) }
+    private func smsMessage(_ data: Data) throws -> SmsMessage {
+        try Self.smsDecoder.decode(SmsMessage.self, from: data)
+    }
+
+    func insertSms(_ message: SmsMessage) throws -> SmsMessage {
+        try db.execute(
+            sql: """
+                INSERT INTO sms_messages (project_id, tenant_id, session_info, phone_number, purpose, status, client_ip, sent_at, data)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, x'')
+                """,
+            arguments: [
+                message.projectId, message.tenantId ?? "", message.sessionInfo, message.phoneNumber,
+                message.purpose.rawValue, message.status.rawValue, message.clientIP,
+                message.sentAt.timeIntervalSince1970,
+            ])
+        var stored = message
+        stored.id = db.lastInsertedRowID
+        try updateSms(stored)
+        return stored
+    }
+
+    func updateSms(_ message: SmsMessage) throws {
+        try db.execute(
+            sql: "UPDATE sms_messages SET status = ?, data = ? WHERE id = ?",
+            arguments: [message.status.rawValue, smsData(message), message.id])
+    }
+
+    func sms(sessionInfo: String) throws -> SmsMessage? {
+        try Data.fetchOne(db, sql: "SELECT data FROM sms_messages WHERE session_info = ?", arguments: [sessionInfo])
+            .map(smsMessage)
+    }
+
+    func listSms(_ scope: Scope, _ query: SmsQuery) throws -> [SmsMessage] {
+        var sql = "SELECT data FROM sms_messages WHERE project_id = ? AND tenant_id = ?"
+        var arguments: StatementArguments = [scope.projectId, scope.tenantId ?? ""]
+        if let phone = query.phoneNumber {
+            sql += " AND phone_number = ?"
+            arguments += [phone]
+        }
+        if let purpose = query.purpose {
+            sql += " AND purpose = ?"
+            arguments += [purpose.rawValue]
+        }
+        if let after = query.afterId {
+            sql += " AND id > ?"
+            arguments += [after]
+        }
+        if let statuses = query.statuses {
+            sql += " AND status IN (\(statuses.map { _ in "?" }.joined(separator: ",")))"
+            for status in statuses.sorted(by: { $0.rawValue < $1.rawValue }) { arguments += [status.rawValue] }
+        }
+        sql += " ORDER BY id"
+        if let limit = query.limit {
+            sql += " LIMIT ?"
+            arguments += [limit]
+        }
+        return try Data.fetchAll(db, sql: sql, arguments: arguments).map(smsMessage)
+    }
+
+    func deleteAllSms(_ scope: Scope) throws {
+        try db.execute(
+            sql: "DELETE FROM sms_messages WHERE project_id = ? AND tenant_id = ?",
+            arguments: [scope.projectId, scope.tenantId ?? ""])
+    }
+
+    func countSms(phoneNumber: String, since: Date) throws -> Int {
+        try Int.fetchOne(
+            db, sql: "SELECT COUNT(*) FROM sms_messages WHERE phone_number = ? AND sent_at >= ?",
+            arguments: [phoneNumber, since.timeIntervalSince1970]) ?? 0
+    }
+
+    func countSms(clientIP: String, since: Date) throws -> Int {
+        try Int.fetchOne(
+            db, sql: "SELECT COUNT(*) FROM sms_messages WHERE client_ip = ? AND sent_at >= ?",
+            arguments: [clientIP, since.timeIntervalSince1970]) ?? 0
+    }
+
+    func saveTemporaryProof(_ proof: TemporaryProof) throws {
+        try db.execute(
+            sql: "INSERT OR REPLACE INTO temporary_proofs (proof, data) VALUES (?, ?)",
+            arguments: [proof.proof, Self.smsEncoder.encode(proof)])
+    }
+
+    func temporaryProof(_ proof: String) throws -> TemporaryProof? {
+        try Data.fetchOne(db, sql: "SELECT data FROM temporary_proofs WHERE proof = ?", arguments: [proof])
+            .map { try Self.smsDecoder.decode(TemporaryProof.self, from: $0) }
+    }
+
+    func deleteTemporaryProof(_ proof: String) throws {
+        try db.execute(sql: "DELETE FROM temporary_proofs WHERE proof = ?", arguments: [proof])
+    }
+}

@@ -1,0 +1,275 @@
+import AuthEmulator
+import Foundation
+import Testing
+
+@Suite("Phone sign-in and the SMS outbox")
+struct PhoneRouteTests {
+    static let phone = "+15555550100"
+
+    /// The JS SDK's body in emulator mode (reference/client-protocol.md §14).
+    static func jsSend(_ phone: String = phone, tenant: String? = nil) -> [String: JSONValue] {
+        var body: [String: JSONValue] = [
+            "phoneNumber": .string(phone), "clientType": "CLIENT_TYPE_WEB", "captchaResponse": "NO_RECAPTCHA",
+            "recaptchaVersion": "RECAPTCHA_ENTERPRISE", "recaptchaToken": "fake-token",
+        ]
+        if let tenant { body["tenantId"] = .string(tenant) }
+        return body
+    }
+
+    static func outbox(_ client: Harness.Client, _ query: String = "") async throws -> [JSONValue] {
+        try await client.call(.get, "/emulator/v1/projects/example/smsMessages\(query)", key: false)["smsMessages"]?
+            .arrayValue ?? []
+    }
+
+    @Test("send, read the code from the outbox, sign up; the code is single-use")
+    func signUpWithPhone() async throws {
+        let harness = try Harness()
+        try await harness.run { client in
+            let sent = try await client.v1("accounts:sendVerificationCode", Self.jsSend())
+            #expect(sent.status == 200)
+            let session = sent.string("sessionInfo")
+            let messages = try await Self.outbox(client, "?phoneNumber=%2B15555550100")
+            #expect(messages.count == 1)
+            let message = messages[0]
+            #expect(message["status"] == "PENDING")
+            #expect(message["purpose"] == "SIGN_IN")
+            #expect(message["sessionInfo"]?.stringValue == session)
+            #expect(message["testNumber"] == false)
+            #expect(message["tenantId"] == .null)
+            let code = message["code"]!.stringValue!
+            #expect(code.count == 6 && code.allSatisfy(\.isNumber))
+            #expect(message["text"]?.stringValue == "\(code) is your verification code for example.")
+            #expect(message["sentAt"]?.stringValue == harness.clock.now().rfc3339Millis)
+            #expect(message["expiresAt"]?.stringValue == harness.clock.now().addingTimeInterval(600).rfc3339Millis)
+            let pending = try await client.call(.get, "/emulator/v1/projects/example/verificationCodes", key: false)
+            #expect(
+                pending.json
+                    == .object([
+                        "verificationCodes": .array([
+                            .object([
+                                "code": .string(code), "phoneNumber": .string(Self.phone),
+                                "sessionInfo": .string(session),
+                            ])
+                        ])
+                    ]))
+
+            let signedIn = try await client.v1(
+                "accounts:signInWithPhoneNumber", ["sessionInfo": .string(session), "code": .string(code)])
+            #expect(signedIn.status == 200)
+            #expect(signedIn["isNewUser"] == true)
+            #expect(signedIn.string("phoneNumber") == Self.phone)
+            let claims = signedIn.string("idToken").jwtPayload
+            #expect(claims.value(at: "firebase.sign_in_provider") == "phone")
+            #expect(claims["phone_number"]?.stringValue == Self.phone)
+            #expect(claims.value(at: "firebase.identities.phone") == .array([.string(Self.phone)]))
+            let reused = try await client.v1(
+                "accounts:signInWithPhoneNumber", ["sessionInfo": .string(session), "code": .string(code)])
+            #expect(reused.errorMessage == "INVALID_SESSION_INFO")
+            #expect(try await Self.outbox(client)[0]["status"] == "USED")
+            let empty = try await client.call(.get, "/emulator/v1/projects/example/verificationCodes", key: false)
+            #expect(empty.json == .object(["verificationCodes": .array([])]))
+
+            let again = try await client.v1("accounts:sendVerificationCode", ["phoneNumber": .string(Self.phone)])
+            let secondCode = try await Self.outbox(client, "?after=1")[0]["code"]!
+            let second = try await client.v1(
+                "accounts:signInWithPhoneNumber",
+                ["sessionInfo": again["sessionInfo"]!, "code": secondCode, "operation": "SIGN_UP_OR_IN"])
+            #expect(second["isNewUser"] == false)
+            #expect(second.string("localId") == signedIn.string("localId"))
+        }
+    }
+
+    @Test("malformed numbers and missing fields give the documented errors")
+    func inputErrors() async throws {
+        let harness = try Harness()
+        try await harness.run { client in
+            for bad in ["5555550100", "+12", "+1555555010012345", "+1555abc0100"] {
+                let reply = try await client.v1("accounts:sendVerificationCode", ["phoneNumber": .string(bad)])
+                #expect(reply.errorMessage == "INVALID_PHONE_NUMBER : Invalid format.", "\(bad)")
+            }
+            #expect(
+                try await client.v1("accounts:sendVerificationCode", [:]).errorMessage
+                    == "INVALID_PHONE_NUMBER : Invalid format.")
+            #expect(
+                try await client.v1("accounts:signInWithPhoneNumber", ["code": "123456"]).errorMessage
+                    == "MISSING_SESSION_INFO")
+            #expect(
+                try await client.v1("accounts:signInWithPhoneNumber", ["sessionInfo": "x"]).errorMessage
+                    == "MISSING_CODE")
+            #expect(
+                try await client.v1("accounts:signInWithPhoneNumber", ["sessionInfo": "unknown", "code": "123456"])
+                    .errorMessage
+                    == "INVALID_SESSION_INFO")
+            #expect(try await Self.outbox(client).isEmpty)
+            let badQuery = try await client.call(
+                .get, "/emulator/v1/projects/example/smsMessages?purpose=NOPE", key: false)
+            #expect(badQuery.status == 400)
+        }
+    }
+
+    @Test("wrong codes until lockout; the lock holds even for the right code")
+    func lockout() async throws {
+        let harness = try Harness()
+        try await harness.run { client in
+            let session = try await client.v1("accounts:sendVerificationCode", Self.jsSend())["sessionInfo"]!
+            let code = try await Self.outbox(client)[0]["code"]!.stringValue!
+            let wrong = code == "000000" ? "111111" : "000000"
+            for _ in 1...4 {
+                let reply = try await client.v1(
+                    "accounts:signInWithPhoneNumber", ["sessionInfo": session, "code": .string(wrong)])
+                #expect(reply.errorMessage == "INVALID_CODE")
+            }
+            let fifth = try await client.v1(
+                "accounts:signInWithPhoneNumber", ["sessionInfo": session, "code": .string(wrong)])
+            #expect(fifth.errorMessage == "TOO_MANY_ATTEMPTS_TRY_LATER")
+            let right = try await client.v1(
+                "accounts:signInWithPhoneNumber", ["sessionInfo": session, "code": .string(code)])
+            #expect(right.errorMessage == "TOO_MANY_ATTEMPTS_TRY_LATER")
+            let message = try await Self.outbox(client)[0]
+            #expect(message["status"] == "LOCKED")
+            #expect(message["attempts"] == 5)
+            let users = try await client.call(
+                .get, "/identitytoolkit.googleapis.com/v1/projects/example/accounts:batchGet", admin: true)
+            #expect(users["users"] == nil)
+        }
+    }
+
+    @Test("codes expire after the configured lifetime; newer codes supersede older ones")
+    func expiryAndSupersession() async throws {
+        let harness = try Harness()
+        try await harness.run { client in
+            let config = try await client.call(
+                .patch,
+                "/identitytoolkit.googleapis.com/v2/projects/example/config?updateMask=emulatorSettings.smsCodeLifetimeSeconds",
+                #"{"emulatorSettings":{"smsCodeLifetimeSeconds":60}}"#, admin: true)
+            #expect(config.status == 200)
+            let first = try await client.v1("accounts:sendVerificationCode", Self.jsSend())["sessionInfo"]!
+            let firstCode = try await Self.outbox(client)[0]["code"]!
+            harness.clock.advance(by: 61)
+            let expired = try await client.v1(
+                "accounts:signInWithPhoneNumber", ["sessionInfo": first, "code": firstCode])
+            #expect(expired.errorMessage == "SESSION_EXPIRED")
+            #expect(try await Self.outbox(client)[0]["status"] == "EXPIRED")
+
+            let older = try await client.v1("accounts:sendVerificationCode", Self.jsSend())["sessionInfo"]!
+            let newer = try await client.v1("accounts:sendVerificationCode", Self.jsSend())["sessionInfo"]!
+            let messages = try await Self.outbox(client)
+            #expect(messages.map { $0["status"] } == ["EXPIRED", "SUPERSEDED", "PENDING"])
+            let olderReply = try await client.v1(
+                "accounts:signInWithPhoneNumber", ["sessionInfo": older, "code": messages[1]["code"]!])
+            #expect(olderReply.errorMessage == "SESSION_EXPIRED")
+            let newerReply = try await client.v1(
+                "accounts:signInWithPhoneNumber", ["sessionInfo": newer, "code": messages[2]["code"]!])
+            #expect(newerReply.status == 200)
+        }
+    }
+
+    @Test("test phone numbers: fixed code only, no quota, recorded with testNumber true")
+    func testPhoneNumbers() async throws {
+        let harness = try Harness()
+        try await harness.run { client in
+            let patch = try await client.call(
+                .patch,
+                "/identitytoolkit.googleapis.com/v2/projects/example/config?updateMask=signIn.phoneNumber.testPhoneNumbers,emulatorSettings",
+                #"{"signIn":{"phoneNumber":{"testPhoneNumbers":{"+15555550199":"424242"}}},"emulatorSettings":{"smsQuotaPerNumberPerHour":1}}"#,
+                admin: true)
+            #expect(patch.status == 200)
+            for _ in 1...3 {
+                #expect(try await client.v1("accounts:sendVerificationCode", Self.jsSend("+15555550199")).status == 200)
+            }
+            let messages = try await Self.outbox(client)
+            #expect(messages.allSatisfy { $0["code"] == "424242" && $0["testNumber"] == true })
+            #expect(messages.last?["verificationPath"] == "test-number")
+            let session = messages.last!["sessionInfo"]!
+            let wrong = try await client.v1(
+                "accounts:signInWithPhoneNumber", ["sessionInfo": session, "code": "123456"])
+            #expect(wrong.errorMessage == "INVALID_CODE")
+            let right = try await client.v1(
+                "accounts:signInWithPhoneNumber", ["sessionInfo": session, "code": "424242"])
+            #expect(right.status == 200)
+            #expect(try await client.v1("accounts:sendVerificationCode", Self.jsSend()).status == 200)
+            let quota = try await client.v1("accounts:sendVerificationCode", Self.jsSend())
+            #expect(quota.errorMessage == "QUOTA_EXCEEDED : Exceeded quota for verifying +15555550100.")
+            let invalid = try await client.call(
+                .patch,
+                "/identitytoolkit.googleapis.com/v2/projects/example/config?updateMask=signIn.phoneNumber.testPhoneNumbers",
+                #"{"signIn":{"phoneNumber":{"testPhoneNumbers":{"+15555550199":"12ab"}}}}"#, admin: true)
+            #expect(invalid.errorMessage == "INVALID_CONFIG : Invalid test code for +15555550199: must be 6 digits")
+        }
+    }
+
+    @Test("linking a number owned by another account answers a temporary proof that signs in to it")
+    func temporaryProof() async throws {
+        let harness = try Harness()
+        try await harness.run { client in
+            let first = try await client.v1("accounts:sendVerificationCode", Self.jsSend())["sessionInfo"]!
+            let owner = try await client.v1(
+                "accounts:signInWithPhoneNumber",
+                ["sessionInfo": first, "code": try await Self.outbox(client)[0]["code"]!])
+            let other = try await client.signUp("other@example.com")
+            let second = try await client.v1("accounts:sendVerificationCode", Self.jsSend())["sessionInfo"]!
+            let code = try await Self.outbox(client, "?after=1")[0]["code"]!
+            let link = try await client.v1(
+                "accounts:signInWithPhoneNumber", ["sessionInfo": second, "code": code, "idToken": other["idToken"]!])
+            #expect(link.status == 200)
+            #expect(link["idToken"] == nil)
+            #expect(link.string("phoneNumber") == Self.phone)
+            #expect(link.string("temporaryProofExpiresIn") == "3600")
+            let proof = link["temporaryProof"]!
+            let conflict = try await client.v1(
+                "accounts:signInWithPhoneNumber",
+                ["temporaryProof": proof, "phoneNumber": .string(Self.phone), "idToken": other["idToken"]!])
+            #expect(conflict.errorMessage == "PHONE_NUMBER_EXISTS")
+            let signIn = try await client.v1(
+                "accounts:signInWithPhoneNumber", ["temporaryProof": proof, "phoneNumber": .string(Self.phone)])
+            #expect(signIn.string("localId") == owner.string("localId"))
+            let bad = try await client.v1(
+                "accounts:signInWithPhoneNumber", ["temporaryProof": "nope", "phoneNumber": .string(Self.phone)])
+            #expect(bad.errorMessage == "INVALID_TEMPORARY_PROOF")
+        }
+    }
+
+    @Test("a number owned by a user with second factors cannot be a first factor")
+    func mfaUserRefused() async throws {
+        let harness = try Harness()
+        try await harness.run { client in
+            _ = try await client.v1(
+                "projects/example/accounts",
+                [
+                    "localId": "mfa-user", "email": "m@example.com", "emailVerified": true,
+                    "phoneNumber": .string(Self.phone),
+                    "mfaInfo": .array([.object(["phoneInfo": "+15555550101"])]),
+                ], admin: true)
+            let reply = try await client.v1("accounts:sendVerificationCode", Self.jsSend())
+            #expect(
+                reply.errorMessage
+                    == "UNSUPPORTED_FIRST_FACTOR : A phone number cannot be set as a first factor on an SMS based MFA user."
+            )
+        }
+    }
+
+    @Test("phone sign-in works on tenants and the outbox is per tenant")
+    func tenantPhone() async throws {
+        let harness = try Harness()
+        try await harness.run { client in
+            let sent = try await client.v1("accounts:sendVerificationCode", Self.jsSend(tenant: "tenant-1"))
+            #expect(sent.status == 200)
+            #expect(try await Self.outbox(client).isEmpty)
+            let messages = try await client.call(
+                .get, "/emulator/v1/projects/example/tenants/tenant-1/smsMessages", key: false)
+            let message = messages["smsMessages"]!.arrayValue![0]
+            #expect(message["tenantId"] == "tenant-1")
+            let signedIn = try await client.v1(
+                "accounts:signInWithPhoneNumber",
+                ["sessionInfo": sent["sessionInfo"]!, "code": message["code"]!, "tenantId": "tenant-1"])
+            #expect(signedIn.status == 200)
+            #expect(signedIn.string("idToken").jwtPayload.value(at: "firebase.tenant") == "tenant-1")
+            let crossScope = try await client.v1(
+                "accounts:signInWithPhoneNumber", ["sessionInfo": sent["sessionInfo"]!, "code": message["code"]!])
+            #expect(crossScope.errorMessage == "INVALID_SESSION_INFO")
+            let cleared = try await client.call(
+                .delete, "/emulator/v1/projects/example/tenants/tenant-1/smsMessages", key: false)
+            #expect(cleared.status == 200)
+        }
+    }
+}
