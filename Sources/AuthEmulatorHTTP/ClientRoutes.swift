@@ -79,7 +79,31 @@ extension RouteTable {
         client("accounts:signInWithPhoneNumber", "verifyPhoneNumber") {
             try await emulator.signInWithPhoneNumber($0.decode(SignInWithPhoneNumberRequest.self), caller: $0.caller)
         }
+        registerMfaRoutes()
         registerPlannedClientRoutes()
+    }
+
+    /// Second factors: `IT/v2/accounts/mfaEnrollment:*` and `mfaSignIn:*`.
+    func registerMfaRoutes() {
+        let emulator = self.emulator
+        func v2(_ operation: String, _ handler: @escaping @Sendable (ApiRequest) async throws -> JSONValue) {
+            api(.post, ["\(Self.toolkit)/v2/accounts/\(operation)"], access: .client, handler)
+        }
+        v2("mfaEnrollment:start") {
+            try await emulator.startMfaEnrollment($0.decode(StartMfaEnrollmentRequest.self), caller: $0.caller)
+        }
+        v2("mfaEnrollment:finalize") {
+            try await emulator.finalizeMfaEnrollment($0.decode(FinalizeMfaEnrollmentRequest.self), caller: $0.caller)
+        }
+        v2("mfaEnrollment:withdraw") {
+            try await emulator.withdrawMfa($0.decode(WithdrawMfaRequest.self), caller: $0.caller)
+        }
+        v2("mfaSignIn:start") {
+            try await emulator.startMfaSignIn($0.decode(StartMfaSignInRequest.self), caller: $0.caller)
+        }
+        v2("mfaSignIn:finalize") {
+            try await emulator.finalizeMfaSignIn($0.decode(FinalizeMfaSignInRequest.self), caller: $0.caller)
+        }
     }
 
     /// Operations of the API that authemu does not serve yet: they answer 501 NOT_IMPLEMENTED.
@@ -95,10 +119,7 @@ extension RouteTable {
             notImplemented(.post, paths, access: .client, operation: v1)
         }
         notImplemented(.post, ["\(Self.legacy)/signOutUser"], access: .client, operation: "signOutUser")
-        for operation in [
-            "accounts/mfaEnrollment:start", "accounts/mfaEnrollment:finalize", "accounts/mfaEnrollment:withdraw",
-            "accounts/mfaSignIn:start", "accounts/mfaSignIn:finalize", "accounts:revokeToken",
-        ] {
+        for operation in ["accounts:revokeToken"] {
             notImplemented(.post, ["\(Self.toolkit)/v2/\(operation)"], access: .client, operation: operation)
         }
         for operation in ["recaptchaConfig", "passwordPolicy", "defaultSupportedIdps"] {

@@ -42,6 +42,13 @@ extension RouteTable {
             let messages = try await emulator.smsMessages(request.caller.scope, query.filter, wait: query.wait)
             return .object(["smsMessages": .array(messages.map(\.wireValue))])
         }
+        api(.get, scoped.map { "\($0)/totpCodes" }, access: .open) { request in
+            guard let localId = request.queryValue("localId"), !localId.isEmpty else {
+                throw AuthError("MISSING_LOCAL_ID")
+            }
+            return try await emulator.currentTotpCode(
+                request.caller.scope, localId: localId, enrollmentId: request.queryValue("mfaEnrollmentId"))
+        }
         api(.delete, scoped.map { "\($0)/smsMessages" }, access: .open) {
             try await emulator.clearSmsMessages($0.caller.scope)
             return .object([:])

@@ -78,6 +78,10 @@ enum Schema {
                     );
                     """)
         }
+        migrator.registerMigration("v3-totp-sessions") { db in
+            try db.execute(
+                sql: "CREATE TABLE totp_sessions (session_info TEXT NOT NULL PRIMARY KEY, data BLOB NOT NULL)")
+        }
         return migrator
     }()
 }

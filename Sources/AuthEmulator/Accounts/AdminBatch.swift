@@ -116,6 +116,9 @@ extension Emulator {
                 var factor = factor
                 if factor.mfaEnrollmentId.isEmpty { factor.mfaEnrollmentId = random.alphanumeric(28) }
                 if factor.unobfuscatedPhoneInfo == nil { factor.unobfuscatedPhoneInfo = factor.phoneInfo }
+                if factor.totpInfo != nil, factor.totpSecret == nil {
+                    factor.totpSecret = Base32.encode(random.bytes(20))
+                }
                 return factor
             }
         }

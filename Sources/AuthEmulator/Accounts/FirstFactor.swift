@@ -31,11 +31,28 @@ public struct MfaPendingCredential: Codable, Sendable {
 }
 
 extension ScopeSettings {
-    /// Whether second factors are asked for at sign-in (state ENABLED or MANDATORY).
-    public var mfaEnabled: Bool {
-        let state = mfa["state"]?.stringValue
-        return state == "ENABLED" || state == "MANDATORY"
+    static func isOn(_ state: String?) -> Bool { state == "ENABLED" || state == "MANDATORY" }
+
+    /// SMS second factors: state ENABLED or MANDATORY and `PHONE_SMS` among the providers.
+    public var smsMfaEnabled: Bool {
+        Self.isOn(mfa["state"]?.stringValue)
+            && (mfa["enabledProviders"]?.arrayValue ?? []).contains(.string("PHONE_SMS"))
     }
+
+    /// TOTP second factors: a `providerConfigs` entry with a `totpProviderConfig` that is on.
+    public var totpProviderConfig: JSONValue? {
+        (mfa["providerConfigs"]?.arrayValue ?? []).first {
+            $0["totpProviderConfig"] != nil && Self.isOn($0["state"]?.stringValue)
+        }
+    }
+
+    /// Accepted TOTP steps either side of the current one (0–10, default 5).
+    public var totpAdjacentIntervals: Int {
+        Int(totpProviderConfig?.value(at: "totpProviderConfig.adjacentIntervals")?.doubleValue ?? 5)
+    }
+
+    /// Whether users with enrolled factors must complete a second factor at sign-in.
+    public var mfaEnabled: Bool { smsMfaEnabled || totpProviderConfig != nil }
 }
 
 extension MfaEnrollment {
@@ -63,9 +80,6 @@ extension MfaEnrollment {
 }
 
 extension Emulator {
-    /// Pending-credential lifetime (seconds).
-    static let mfaPendingLifetime: Int64 = 600
-
     /// Finishes a first-factor sign-in: tokens for users without second factors, a pending
     /// credential and hints for those with (and no token fields at all then).
     func completeFirstFactor(
@@ -75,7 +89,8 @@ extension Emulator {
         if settings.mfaEnabled, !grant.user.enrollments.isEmpty {
             let pending = MfaPendingCredential(
                 localId: grant.user.localId, signInProvider: grant.provider, projectId: grant.scope.projectId,
-                tenantId: grant.scope.tenantId, expiresAt: clock.now().epochSeconds + Self.mfaPendingLifetime)
+                tenantId: grant.scope.tenantId,
+                expiresAt: clock.now().epochSeconds + Int64(settings.emulator.mfaPendingCredentialLifetimeSeconds))
             response["mfaPendingCredential"] = .string(pending.encoded())
             response["mfaInfo"] = .array(grant.user.enrollments.map(\.hint))
             return .object(response)

@@ -113,6 +113,8 @@ public struct UserRecord: Codable, Sendable, Equatable {
         providerUserInfo = list
     }
 
+    public func hasEnrollment(_ id: String) -> Bool { enrollments.contains { $0.mfaEnrollmentId == id } }
+
     public mutating func removeProvider(_ providerId: String) {
         providerUserInfo = providers.filter { $0.providerId != providerId }
     }

@@ -104,6 +104,7 @@ extension Emulator {
         if let audience = claims.projectId, audience != scope.projectId { throw AuthError.invalidIdToken }
         guard let user = try tx.user(scope, localId: claims.localId) else { throw AuthError.userNotFound }
         if let validSince = user.validSinceSeconds, claims.issuedAt < validSince { throw AuthError.tokenExpired }
+        if let factor = claims.secondFactor, !user.hasEnrollment(factor.identifier) { throw AuthError.tokenExpired }
         if user.isDisabled { throw AuthError.userDisabled }
         return user
     }

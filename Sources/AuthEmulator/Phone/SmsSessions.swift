@@ -25,7 +25,7 @@ extension Emulator {
     /// pending ones for the same number and purpose when the project says so.
     func createSms(_ tx: any StoreTransaction, _ request: SmsRequest) throws -> SmsMessage {
         let now = clock.now()
-        let phone = request.settings.phone
+        let phone = request.settings.emulator
         let testCode = request.settings.testPhoneNumbers[request.phoneNumber]
         if testCode == nil {
             let hourAgo = now.addingTimeInterval(-3600)
@@ -103,7 +103,7 @@ extension Emulator {
         }
         guard Self.constantTimeEquals(code, message.code) else {
             message.attempts += 1
-            if message.attempts >= settings.phone.maxAttempts {
+            if message.attempts >= settings.emulator.maxAttempts {
                 message.status = .locked
                 try tx.updateSms(message)
                 return .rejected(AuthError("TOO_MANY_ATTEMPTS_TRY_LATER"))

@@ -114,7 +114,7 @@ enum ConfigValidation {
     static func validateProjectConfig(_ config: JSONValue) throws(AuthError) {
         try validateMfa(config["mfa"], path: "mfa")
         try validateTestPhoneNumbers(config.value(at: "signIn.phoneNumber.testPhoneNumbers"))
-        try PhoneSettings.validate(config["emulatorSettings"])
+        try EmulatorSettings.validate(config["emulatorSettings"])
     }
 
     static func validateTenant(_ tenant: JSONValue) throws(AuthError) {

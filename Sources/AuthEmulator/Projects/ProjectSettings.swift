@@ -12,7 +12,7 @@ public struct ScopeSettings: Sendable {
     /// The MFA config in wire shape (`state`, `enabledProviders`, `providerConfigs`).
     public var mfa: JSONValue = .object([:])
     public var testPhoneNumbers: [String: String] = [:]
-    public var phone = PhoneSettings()
+    public var emulator = EmulatorSettings()
 
     public init() {}
 
@@ -23,7 +23,7 @@ public struct ScopeSettings: Sendable {
         anonymousEnabled = config.value(at: "signIn.anonymous.enabled")?.boolValue ?? true
         mfa = config["mfa"] ?? .object([:])
         testPhoneNumbers = Self.phoneMap(config.value(at: "signIn.phoneNumber.testPhoneNumbers"))
-        phone = PhoneSettings(config["emulatorSettings"])
+        emulator = EmulatorSettings(config["emulatorSettings"])
     }
 
     public init(tenant: JSONValue, projectConfig config: JSONValue) {

@@ -66,9 +66,16 @@ public protocol SmsOutboxRepository {
     func deleteTemporaryProof(_ proof: String) throws
 }
 
+/// TOTP enrollments between start and finalize (the secret lives here until then).
+public protocol TotpSessionRepository {
+    func saveTotpSession(_ session: TotpEnrollmentSession) throws
+    func totpSession(_ sessionInfo: String) throws -> TotpEnrollmentSession?
+    func deleteTotpSession(_ sessionInfo: String) throws
+}
+
 /// Everything one transaction can touch.
 public protocol StoreTransaction: UserRepository, TenantRepository, ConfigRepository, OobCodeRepository,
-    IdpConfigRepository, SmsOutboxRepository
+    IdpConfigRepository, SmsOutboxRepository, TotpSessionRepository
 {}
 
 /// The durable state. `write` runs its body in one transaction: a thrown error rolls it all back,

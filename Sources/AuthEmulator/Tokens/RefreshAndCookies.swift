@@ -21,6 +21,10 @@ extension Emulator {
             if let validSince = user.validSinceSeconds, let issued = refresh.issuedAt, issued < validSince {
                 throw AuthError.tokenExpired
             }
+            // A session verified with a factor that was since withdrawn is over.
+            if let factor = refresh.secondFactor, !user.hasEnrollment(factor.identifier) {
+                throw AuthError.tokenExpired
+            }
             user.lastRefreshAt = self.clock.now().rfc3339Millis
             try tx.save(scope, user)
             return user

@@ -1,8 +1,9 @@
 import Foundation
 
-/// How SMS codes behave in one project (authemu extension key `emulatorSettings` of the v2
-/// config; tenants use their project's).
-public struct PhoneSettings: Sendable, Equatable {
+/// Emulator behaviour of one project that production does not expose (authemu extension key
+/// `emulatorSettings` of the v2 config; tenants use their project's): SMS code lifetime,
+/// attempts, supersession and quotas; MFA limits and lifetimes.
+public struct EmulatorSettings: Sendable, Equatable {
     /// Seconds a code stays valid (`SESSION_EXPIRED` afterwards).
     public var codeLifetimeSeconds: Int = 600
     /// Wrong codes allowed before the session locks (`TOO_MANY_ATTEMPTS_TRY_LATER`).
@@ -13,6 +14,12 @@ public struct PhoneSettings: Sendable, Equatable {
     public var quotaPerNumberPerHour: Int = 0
     /// SMS per client address per hour before `TOO_MANY_ATTEMPTS_TRY_LATER`; 0 = unlimited.
     public var quotaPerIPPerHour: Int = 0
+    /// Most second factors one user may enrol (`SECOND_FACTOR_LIMIT_EXCEEDED` beyond).
+    public var maxEnrolledFactors: Int = 5
+    /// Seconds an MFA pending credential stays valid.
+    public var mfaPendingCredentialLifetimeSeconds: Int = 600
+    /// Seconds a TOTP enrollment may take between start and finalize.
+    public var totpEnrollmentLifetimeSeconds: Int = 600
 
     public init() {}
 
@@ -23,6 +30,13 @@ public struct PhoneSettings: Sendable, Equatable {
         if let flag = value["smsSupersedeOlderCodes"]?.boolValue { supersedeOlderCodes = flag }
         if let number = value["smsQuotaPerNumberPerHour"]?.doubleValue { quotaPerNumberPerHour = Int(number) }
         if let number = value["smsQuotaPerIpPerHour"]?.doubleValue { quotaPerIPPerHour = Int(number) }
+        if let number = value["mfaMaxEnrolledFactors"]?.doubleValue { maxEnrolledFactors = Int(number) }
+        if let number = value["mfaPendingCredentialLifetimeSeconds"]?.doubleValue {
+            mfaPendingCredentialLifetimeSeconds = Int(number)
+        }
+        if let number = value["totpEnrollmentLifetimeSeconds"]?.doubleValue {
+            totpEnrollmentLifetimeSeconds = Int(number)
+        }
     }
 
     /// Validates an `emulatorSettings` object from the REST API or the config file.
@@ -31,7 +45,8 @@ public struct PhoneSettings: Sendable, Equatable {
         guard let object = value.objectValue else { throw AuthError.invalidJSON("/emulatorSettings should be object") }
         let ranges: [String: ClosedRange<Double>] = [
             "smsCodeLifetimeSeconds": 1...86400, "smsMaxAttempts": 1...1000, "smsQuotaPerNumberPerHour": 0...1_000_000,
-            "smsQuotaPerIpPerHour": 0...1_000_000,
+            "smsQuotaPerIpPerHour": 0...1_000_000, "mfaMaxEnrolledFactors": 1...100,
+            "mfaPendingCredentialLifetimeSeconds": 1...86400, "totpEnrollmentLifetimeSeconds": 1...86400,
         ]
         for (key, field) in object {
             if key == "smsSupersedeOlderCodes" {

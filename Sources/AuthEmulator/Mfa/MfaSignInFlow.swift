@@ -1,0 +1,157 @@
+import Foundation
+
+extension Emulator {
+    /// Resolves a pending credential: decodable, unexpired, of this project and tenant, and its
+    /// user still there.
+    static func pendingUser(
+        _ tx: any StoreTransaction, _ text: String, scope: Scope, now: Date
+    ) throws -> (UserRecord, MfaPendingCredential) {
+        guard let pending = MfaPendingCredential.decode(text), pending.expiresAt > now.epochSeconds else {
+            throw AuthError.invalidMfaPendingCredential
+        }
+        guard pending.projectId == scope.projectId, pending.tenantId == scope.tenantId else {
+            throw AuthError("INVALID_PROJECT_ID", "Project ID does not match MFA pending credential.")
+        }
+        guard let user = try tx.user(scope, localId: pending.localId) else {
+            throw AuthError("INVALID_MFA_PENDING_CREDENTIAL", "((User in pendingCredentialPayload does not exist.))")
+        }
+        return (user, pending)
+    }
+
+    /// Sends the SMS of an SMS second-factor sign-in, to the enrolled number (whatever masked
+    /// number the client sends).
+    public func startMfaSignIn(_ request: StartMfaSignInRequest, caller: Caller) async throws -> JSONValue {
+        let scope = caller.scope
+        let now = clock.now()
+        let message: SmsMessage = try await store.write { tx in
+            let settings = try Emulator.settings(tx, scope)
+            if settings.disableAuth { throw AuthError.projectDisabled }
+            if !settings.smsMfaEnabled { throw AuthError.smsMfaNotEnabled }
+            guard let text = request.mfaPendingCredential, !text.isEmpty else {
+                throw AuthError("MISSING_MFA_PENDING_CREDENTIAL", "Request does not have MFA pending credential.")
+            }
+            guard let id = request.mfaEnrollmentId, !id.isEmpty else {
+                throw AuthError("MISSING_MFA_ENROLLMENT_ID", "No second factor identifier is provided.")
+            }
+            let (user, _) = try Emulator.pendingUser(tx, text, scope: scope, now: now)
+            guard let enrollment = user.enrollments.first(where: { $0.mfaEnrollmentId == id }) else {
+                throw AuthError.mfaEnrollmentNotFound
+            }
+            guard let phone = enrollment.phoneInfo else { throw AuthError.providerNotSupported }
+            return try self.createSms(
+                tx,
+                SmsRequest(
+                    scope: scope, phoneNumber: phone, purpose: .mfaSignIn, settings: settings,
+                    clientIP: caller.clientIP,
+                    localId: user.localId, mfaEnrollmentId: id))
+        }
+        await announce(message)
+        return .object(["phoneResponseInfo": .object(["sessionInfo": .string(message.sessionInfo)])])
+    }
+
+    /// Completes an MFA sign-in with an SMS code or a TOTP code; tokens carry the second factor.
+    public func finalizeMfaSignIn(_ request: FinalizeMfaSignInRequest, caller: Caller) async throws -> JSONValue {
+        let scope = caller.scope
+        let now = clock.now()
+        enum Outcome: Sendable {
+            case signedIn(UserRecord, MfaPendingCredential, SecondFactorClaim)
+            case failed(AuthError)
+        }
+        let outcome: Outcome = try await store.write { tx in
+            let settings = try Emulator.settings(tx, scope)
+            if settings.disableAuth { throw AuthError.projectDisabled }
+            let totp = request.totpVerificationInfo != nil && request.phoneVerificationInfo == nil
+            if totp, settings.totpProviderConfig == nil { throw AuthError.totpMfaNotEnabled }
+            if !totp, !settings.smsMfaEnabled { throw AuthError.smsMfaNotEnabled }
+            guard let text = request.mfaPendingCredential, !text.isEmpty else {
+                throw AuthError("MISSING_CREDENTIAL", "Please set MFA Pending Credential.")
+            }
+            var enrollmentId: String
+            if totp {
+                guard let id = request.mfaEnrollmentId, !id.isEmpty else {
+                    throw AuthError("MISSING_MFA_ENROLLMENT_ID", "No second factor identifier is provided.")
+                }
+                guard let code = request.totpVerificationInfo?.verificationCode, !code.isEmpty else {
+                    throw AuthError("MISSING_CODE")
+                }
+                var (user, _) = try Emulator.pendingUser(tx, text, scope: scope, now: now)
+                guard let index = user.enrollments.firstIndex(where: { $0.mfaEnrollmentId == id }) else {
+                    throw AuthError.mfaEnrollmentNotFound
+                }
+                var enrollment = user.enrollments[index]
+                guard enrollment.totpInfo != nil, let secret = enrollment.totpSecret.flatMap(Base32.decode) else {
+                    throw AuthError.providerNotSupported
+                }
+                guard
+                    let step = Totp.matchingStep(
+                        code: code, secret: secret, at: now, adjacentIntervals: settings.totpAdjacentIntervals),
+                    step > (enrollment.totpLastUsedStep ?? Int64.min)
+                else { return .failed(AuthError("INVALID_CODE")) }
+                enrollment.totpLastUsedStep = step
+                user.mfaInfo?[index] = enrollment
+                try tx.save(scope, user)
+                enrollmentId = id
+            } else {
+                guard let info = request.phoneVerificationInfo else { throw AuthError.providerNotSupported }
+                if info.androidVerificationProof != nil { throw AuthError.notImplemented("androidVerificationProof") }
+                guard let code = info.code, !code.isEmpty else { throw AuthError("MISSING_CODE") }
+                guard let sessionInfo = info.sessionInfo, !sessionInfo.isEmpty else {
+                    throw AuthError("MISSING_SESSION_INFO")
+                }
+                let (user, _) = try Emulator.pendingUser(tx, text, scope: scope, now: now)
+                guard let pending = try tx.sms(sessionInfo: sessionInfo), pending.localId == user.localId else {
+                    throw AuthError("INVALID_SESSION_INFO")
+                }
+                switch try self.checkCode(
+                    tx, sessionInfo: sessionInfo, code: code, scope: scope, purposes: [.mfaSignIn], settings: settings)
+                {
+                case .rejected(let error): return .failed(error)
+                case .accepted(let message):
+                    let masked = MfaEnrollment.mask(message.phoneNumber)
+                    guard
+                        let enrollment = user.enrollments.first(where: { $0.mfaEnrollmentId == message.mfaEnrollmentId }
+                        )
+                            ?? user.enrollments.first(where: {
+                                $0.phoneInfo == message.phoneNumber || $0.phoneInfo == masked
+                            })
+                    else { throw AuthError.mfaEnrollmentNotFound }
+                    enrollmentId = enrollment.mfaEnrollmentId
+                }
+            }
+            var (user, pending) = try Emulator.pendingUser(tx, text, scope: scope, now: now)
+            if user.isDisabled { throw AuthError.userDisabled }
+            self.markSignedIn(&user)
+            try tx.save(scope, user)
+            let provider =
+                user.enrollments.first { $0.mfaEnrollmentId == enrollmentId }?.totpInfo != nil ? "totp" : "phone"
+            return .signedIn(user, pending, SecondFactorClaim(identifier: enrollmentId, provider: provider))
+        }
+        switch outcome {
+        case .failed(let error):
+            throw error
+        case .signedIn(let user, let pending, let factor):
+            let tokens = try await issueTokens(
+                SessionGrant(user: user, scope: scope, provider: pending.signInProvider, secondFactor: factor))
+            return .object(["idToken": tokens["idToken"]!, "refreshToken": tokens["refreshToken"]!])
+        }
+    }
+
+    /// The current TOTP code of an enrollment (the emulator holds the secret), for tests that
+    /// imported users or lost the secret.
+    public func currentTotpCode(_ scope: Scope, localId: String, enrollmentId: String?) async throws -> JSONValue {
+        let now = clock.now()
+        let user = try await store.read { tx in try tx.user(scope, localId: localId) }
+        guard let user else { throw AuthError.userNotFound }
+        guard
+            let enrollment = user.enrollments.first(where: {
+                $0.totpSecret != nil && (enrollmentId == nil || $0.mfaEnrollmentId == enrollmentId)
+            }), let secret = enrollment.totpSecret.flatMap(Base32.decode)
+        else { throw AuthError.mfaEnrollmentNotFound }
+        let step = Totp.step(at: now)
+        return .object([
+            "mfaEnrollmentId": .string(enrollment.mfaEnrollmentId),
+            "code": .string(Totp.code(secret: secret, step: step)),
+            "validForSeconds": .number(Double(Totp.period - (now.epochSeconds % Totp.period))),
+        ])
+    }
+}

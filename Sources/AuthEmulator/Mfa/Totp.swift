@@ -1,0 +1,85 @@
+import Crypto
+import Foundation
+
+/// RFC 6238 TOTP (HMAC-SHA1, 6 digits, 30-second steps) and the RFC 4648 base32 that carries
+/// the shared secret.
+public enum Totp {
+    public static let period: Int64 = 30
+    public static let digits = 6
+
+    /// The time step of a moment.
+    public static func step(at date: Date, period: Int64 = period) -> Int64 {
+        Int64((date.timeIntervalSince1970).rounded(.down)) / period
+    }
+
+    /// The code for one time step (RFC 4226 dynamic truncation).
+    public static func code(secret: [UInt8], step: Int64, digits: Int = digits) -> String {
+        var counter = UInt64(bitPattern: step).bigEndian
+        let message = withUnsafeBytes(of: &counter) { Data($0) }
+        let mac = Array(HMAC<Insecure.SHA1>.authenticationCode(for: message, using: SymmetricKey(data: secret)))
+        let offset = Int(mac[mac.count - 1] & 0x0f)
+        let binary =
+            (UInt32(mac[offset] & 0x7f) << 24) | (UInt32(mac[offset + 1]) << 16) | (UInt32(mac[offset + 2]) << 8)
+            | UInt32(mac[offset + 3])
+        var modulus: UInt32 = 1
+        for _ in 0..<digits { modulus *= 10 }
+        let value = String(binary % modulus)
+        return String(repeating: "0", count: digits - value.count) + value
+    }
+
+    /// The step whose code matches, searching the current step ± `adjacentIntervals`, nearest
+    /// first; nil when none matches. Every candidate is compared in constant time.
+    public static func matchingStep(code: String, secret: [UInt8], at date: Date, adjacentIntervals: Int) -> Int64? {
+        let current = step(at: date)
+        var found: Int64?
+        var offsets = [0]
+        for distance in stride(from: 1, through: max(0, adjacentIntervals), by: 1) {
+            offsets += [-distance, distance]
+        }
+        for offset in offsets {
+            let candidate = current + Int64(offset)
+            if Emulator.constantTimeEquals(Self.code(secret: secret, step: candidate), code), found == nil {
+                found = candidate
+            }
+        }
+        return found
+    }
+}
+
+/// RFC 4648 base32 (A–Z, 2–7), upper case, no padding on output.
+public enum Base32 {
+    static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")
+
+    public static func encode(_ bytes: [UInt8]) -> String {
+        var output = ""
+        var buffer: UInt32 = 0
+        var bits = 0
+        for byte in bytes {
+            buffer = (buffer << 8) | UInt32(byte)
+            bits += 8
+            while bits >= 5 {
+                output.append(alphabet[Int((buffer >> UInt32(bits - 5)) & 31)])
+                bits -= 5
+            }
+        }
+        if bits > 0 { output.append(alphabet[Int((buffer << UInt32(5 - bits)) & 31)]) }
+        return output
+    }
+
+    /// Decodes, ignoring case, spaces and padding; nil for any other character.
+    public static func decode(_ text: String) -> [UInt8]? {
+        var output: [UInt8] = []
+        var buffer: UInt32 = 0
+        var bits = 0
+        for character in text.uppercased() where character != "=" && character != " " {
+            guard let index = alphabet.firstIndex(of: character) else { return nil }
+            buffer = (buffer << 5) | UInt32(index)
+            bits += 5
+            if bits >= 8 {
+                output.append(UInt8((buffer >> UInt32(bits - 8)) & 0xff))
+                bits -= 8
+            }
+        }
+        return output
+    }
+}
