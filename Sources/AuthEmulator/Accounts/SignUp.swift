@@ -119,13 +119,13 @@ extension Emulator {
 extension MfaEnrollmentInput {
     /// Turns Admin-supplied enrollments into records: ids are generated when absent, phone
     /// numbers checked, duplicates by number dropped.
-    static func records(_ inputs: [MfaEnrollmentInput], random: any RandomSource, now: Date, keepIds: Bool = false)
+    static func records(_ inputs: [MfaEnrollmentInput], random: any RandomSource, now: Date)
         throws -> [MfaEnrollment]?
     {
         var result: [MfaEnrollment] = []
         var seenPhones = Set<String>()
         for input in inputs {
-            let id = (keepIds ? input.mfaEnrollmentId : nil) ?? input.mfaEnrollmentId ?? random.alphanumeric(28)
+            let id = input.mfaEnrollmentId ?? random.alphanumeric(28)
             if let phone = input.phoneInfo {
                 guard Validation.isPhoneNumber(phone) else {
                     throw AuthError("INVALID_MFA_PHONE_NUMBER", "Invalid format.")
@@ -141,7 +141,7 @@ extension MfaEnrollmentInput {
                     MfaEnrollment(
                         mfaEnrollmentId: id, displayName: input.displayName,
                         enrolledAt: input.enrolledAt ?? now.rfc3339Millis,
-                        totpInfo: .object([:])))
+                        totpInfo: .object([:]), totpSecret: Base32.encode(random.bytes(20))))
             } else {
                 throw AuthError("INVALID_ARGUMENT", "((Second factor not supported.))")
             }

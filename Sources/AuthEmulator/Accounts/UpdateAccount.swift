@@ -184,7 +184,7 @@ extension Emulator {
                 result.append(kept)
                 continue
             }
-            guard let record = try MfaEnrollmentInput.records([input], random: random, now: now, keepIds: true)?.first
+            guard let record = try MfaEnrollmentInput.records([input], random: random, now: now)?.first
             else { continue }
             result.append(record)
         }
