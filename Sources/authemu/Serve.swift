@@ -18,6 +18,8 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "Keep state in memory only; nothing is written to disk.") var ephemeral = false
     @Option(help: "Default project id that every API key maps to (default demo-project).") var project: String?
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel: String?
+    @Option(name: .customLong("import"), help: "Import a firebase-tools or authemu export directory at start.")
+    var importDirectory: String?
 
     func run() async throws {
         let layer: ConfigLayer
@@ -45,6 +47,12 @@ struct Serve: AsyncParsableCommand {
         } catch {
             FileHandle.standardError.write(Data("authemu: cannot open the database: \(error)\n".utf8))
             throw ExitCode(2)
+        }
+        if let importDirectory {
+            let importer = await Emulator(
+                store: store, options: EmulatorOptions(defaultProjectId: appConfig.projectId), logger: logger)
+            let count = try await ImportRunner.run(importer, projectId: appConfig.projectId, directory: importDirectory)
+            logger.info("imported \(count) account(s) from \(importDirectory)")
         }
         do {
             let app = try await buildApplication(config: appConfig, store: store, logger: logger)

@@ -23,11 +23,18 @@ public struct BatchCreateRequest: Decodable, Sendable {
         public var mfaInfo: [MfaEnrollment]?
         public var tenantId: String?
         public var customAuth: Bool?
+        public var emailLinkSignin: Bool?
+        public var initialEmail: String?
     }
     public var users: [ImportedUser]?
     public var allowOverwrite: Bool?
     public var sanityCheck: Bool?
     public var hashAlgorithm: String?
+
+    public init(users: [ImportedUser], allowOverwrite: Bool) {
+        self.users = users
+        self.allowOverwrite = allowOverwrite
+    }
 }
 
 extension Emulator {
@@ -86,6 +93,8 @@ extension Emulator {
         user.validSince = input.validSince
         user.passwordUpdatedAt = input.passwordUpdatedAt
         user.customAuth = input.customAuth
+        user.emailLinkSignin = input.emailLinkSignin
+        user.initialEmail = input.initialEmail
         user.tenantId = scope.tenantId
         let plaintext = input.rawPassword ?? input.passwordHash.flatMap(PasswordHasher.plaintextOfFakeHash)
         if let plaintext {

@@ -1,0 +1,72 @@
+import Foundation
+
+/// One project's state in the firebase-tools export layout, plus what authemu needs to lose
+/// nothing (full v2 config, tenant resources, TOTP secrets inside the user records).
+public struct ProjectExport: Sendable {
+    /// `auth_export/accounts.json` (key nil) and `accounts-<tenant>.json`.
+    public var accounts: [String?: [JSONValue]] = [:]
+    /// `auth_export/config.json`: the firebase-tools emulator config view.
+    public var emulatorConfig: JSONValue = .object([:])
+    /// `auth_export/authemu-config.json`: the whole v2 config.
+    public var projectConfig: JSONValue?
+    /// `auth_export/authemu-tenants.json`: tenant resources by id.
+    public var tenants: [String: JSONValue] = [:]
+
+    public init() {}
+}
+
+extension Emulator {
+    public func exportProject(_ projectId: String) async throws -> ProjectExport {
+        var export = ProjectExport()
+        export.emulatorConfig = try await emulatorConfig(projectId: projectId)
+        let (config, tenants, scopes): (JSONValue?, [JSONValue], [String?]) = try await store.read { tx in
+            let tenants = try tx.listTenants(projectId: projectId, after: nil, limit: nil)
+            var scopes = Set(try tx.tenantsWithUsers(projectId: projectId).map { $0 ?? "" })
+            for tenant in tenants { if let id = tenant["tenantId"]?.stringValue { scopes.insert(id) } }
+            scopes.insert("")
+            return (
+                try tx.projectConfig(projectId: projectId), tenants,
+                scopes.sorted().map { $0.isEmpty ? nil : $0 }
+            )
+        }
+        export.projectConfig = config
+        for tenant in tenants {
+            if let id = tenant["tenantId"]?.stringValue { export.tenants[id] = tenant }
+        }
+        for tenantId in scopes {
+            let scope = Scope(projectId: projectId, tenantId: tenantId)
+            let users = try await store.read { tx in try tx.listUsers(scope, after: nil, limit: nil, descending: false) }
+            if tenantId == nil || !users.isEmpty { export.accounts[tenantId] = users.map(\.exportValue) }
+        }
+        return export
+    }
+
+    /// Imports an export (firebase-tools' or authemu's): config first, then tenants, then users
+    /// (replacing users with the same id, so importing twice is harmless).
+    public func importProject(_ projectId: String, _ export: ProjectExport) async throws -> Int {
+        if let config = export.projectConfig {
+            _ = try await updateProjectConfig(projectId: projectId, patch: config, updateMask: [])
+        } else if export.emulatorConfig.objectValue?.isEmpty == false {
+            _ = try await updateEmulatorConfig(projectId: projectId, patch: export.emulatorConfig)
+        }
+        for (tenantId, tenant) in export.tenants.sorted(by: { $0.key < $1.key }) {
+            _ = try await updateTenant(projectId: projectId, tenantId: tenantId, patch: tenant, updateMask: [])
+        }
+        var imported = 0
+        for (tenantId, users) in export.accounts.sorted(by: { ($0.key ?? "") < ($1.key ?? "") }) {
+            guard !users.isEmpty else { continue }
+            let request = BatchCreateRequest(
+                users: try users.map { try LenientDecoder.decode(BatchCreateRequest.ImportedUser.self, from: $0) },
+                allowOverwrite: true)
+            let result = try await batchCreate(
+                request, caller: Caller(scope: Scope(projectId: projectId, tenantId: tenantId), isAdmin: true))
+            if let errors = result["error"]?.arrayValue, let first = errors.first {
+                throw AuthError(
+                    "IMPORT_FAILED",
+                    "\(errors.count) account(s) of \(tenantId.map { "tenant \($0)" } ?? "the project") were refused, first: \(first.jsonString())")
+            }
+            imported += users.count
+        }
+        return imported
+    }
+}
