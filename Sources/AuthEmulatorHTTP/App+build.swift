@@ -58,7 +58,7 @@ public func buildApplication(
     if let projects = config.projects { try await emulator.applyProjectSeeds(projects) }
     let router = buildRouter(emulator: emulator, config: config)
     return Application(
-        router: router,
+        router: router, server: .http1ClosingHTTP10,
         configuration: .init(address: .hostname(config.host, port: config.port), serverName: "authemu"),
         logger: logger)
 }

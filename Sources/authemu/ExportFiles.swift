@@ -10,7 +10,9 @@ enum ExportFiles {
         try FileManager.default.createDirectory(at: auth, withIntermediateDirectories: true)
         let version = "authemu-1"
         try save(
-            .object(["version": .string(version), "auth": .object(["version": .string(version), "path": "auth_export"])]),
+            .object([
+                "version": .string(version), "auth": .object(["version": .string(version), "path": "auth_export"]),
+            ]),
             directory.appendingPathComponent("firebase-export-metadata.json"))
         for (tenant, users) in export.accounts {
             let name = tenant.map { "accounts-\($0).json" } ?? "accounts.json"
@@ -28,7 +30,9 @@ enum ExportFiles {
     static func read(from directory: URL) throws -> ProjectExport {
         var auth = directory.appendingPathComponent("auth_export")
         let metadata = directory.appendingPathComponent("firebase-export-metadata.json")
-        if let data = try? Data(contentsOf: metadata), let path = (try? JSONValue.parse(data))?.value(at: "auth.path")?.stringValue {
+        if let data = try? Data(contentsOf: metadata),
+            let path = (try? JSONValue.parse(data))?.value(at: "auth.path")?.stringValue
+        {
             auth = directory.appendingPathComponent(path)
         }
         guard FileManager.default.fileExists(atPath: auth.path) else {
@@ -38,7 +42,8 @@ enum ExportFiles {
         for name in try FileManager.default.contentsOfDirectory(atPath: auth.path).sorted() {
             let file = auth.appendingPathComponent(name)
             if name == "accounts.json" || (name.hasPrefix("accounts-") && name.hasSuffix(".json")) {
-                let tenant = name == "accounts.json" ? nil : String(name.dropFirst("accounts-".count).dropLast(".json".count))
+                let tenant =
+                    name == "accounts.json" ? nil : String(name.dropFirst("accounts-".count).dropLast(".json".count))
                 export.accounts[tenant] = try load(file)["users"]?.arrayValue ?? []
             } else if name == "config.json" {
                 export.emulatorConfig = try load(file)

@@ -58,7 +58,8 @@ struct Export: AsyncParsableCommand {
 struct Import: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Import accounts and configuration from a firebase-tools or authemu export.")
-    @Argument(help: "Export directory (containing firebase-export-metadata.json or auth_export/).") var directory: String
+    @Argument(help: "Export directory (containing firebase-export-metadata.json or auth_export/).") var directory:
+        String
     @OptionGroup var options: StoreOptions
 
     func run() async throws {

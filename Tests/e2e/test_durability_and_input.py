@@ -89,3 +89,27 @@ def test_envelopes_for_routes_credentials_and_size(api):
     assert error_message(unimplemented) == "accounts:signInWithGameCenter is not implemented in the Auth Emulator."
 
     assert requests.get(f"{api.base}/readyz").status_code == 200
+
+
+def test_http10_without_keep_alive_is_answered_and_closed(daemon):
+    import socket
+    for request, closes in [(b"GET /readyz HTTP/1.0\r\n\r\n", True),
+                            (b"GET /readyz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", True),
+                            (b"GET /readyz HTTP/1.1\r\nHost: x\r\n\r\n", False)]:
+        with socket.create_connection(("127.0.0.1", daemon.port)) as sock:
+            sock.settimeout(2)
+            sock.sendall(request)
+            data, closed = b"", False
+            try:
+                while True:
+                    chunk = sock.recv(4096)
+                    if not chunk:
+                        closed = True
+                        break
+                    data += chunk
+                    if not closes and b"\r\n\r\n" in data and data.endswith(b"}"):
+                        break
+            except socket.timeout:
+                pass
+            assert data.startswith(b"HTTP/1.1 200 OK"), data
+            assert closed is closes, request

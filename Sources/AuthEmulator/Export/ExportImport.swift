@@ -35,7 +35,8 @@ extension Emulator {
         }
         for tenantId in scopes {
             let scope = Scope(projectId: projectId, tenantId: tenantId)
-            let users = try await store.read { tx in try tx.listUsers(scope, after: nil, limit: nil, descending: false) }
+            let users = try await store.read { tx in try tx.listUsers(scope, after: nil, limit: nil, descending: false)
+            }
             if tenantId == nil || !users.isEmpty { export.accounts[tenantId] = users.map(\.exportValue) }
         }
         return export
@@ -63,7 +64,8 @@ extension Emulator {
             if let errors = result["error"]?.arrayValue, let first = errors.first {
                 throw AuthError(
                     "IMPORT_FAILED",
-                    "\(errors.count) account(s) of \(tenantId.map { "tenant \($0)" } ?? "the project") were refused, first: \(first.jsonString())")
+                    "\(errors.count) account(s) of \(tenantId.map { "tenant \($0)" } ?? "the project") were refused, first: \(first.jsonString())"
+                )
             }
             imported += users.count
         }

@@ -1,0 +1,55 @@
+import HummingbirdCore
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOHTTPTypes
+import NIOHTTPTypesHTTP1
+
+/// Hummingbird's HTTP/1 channel, plus one handler: an HTTP/1.0 request without keep-alive gets
+/// `Connection: close`, so the connection closes after the response (ApacheBench and some
+/// health checkers wait for that; a bare Hummingbird server leaves it open).
+struct HTTP1ClosingChannel: ServerChildChannel, HTTPChannelHandler {
+    typealias Value = NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>
+
+    let responder: HTTPChannelHandler.Responder
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        channel.eventLoop.makeCompletedFuture {
+            try channel.pipeline.syncOperations.configureHTTPServerPipeline(
+                withPipeliningAssistance: false, withErrorHandling: false, withOutboundHeaderValidation: false)
+            try channel.pipeline.syncOperations.addHandler(HTTP10ConnectionCloseHandler())
+            try channel.pipeline.syncOperations.addHandler(HTTP1ToHTTPServerCodec(secure: false))
+            try channel.pipeline.syncOperations.addHandler(HTTPConnectionStateHandler(logger: logger))
+            return try NIOAsyncChannel(
+                wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true))
+        }
+    }
+
+    func handle(value asyncChannel: Value, logger: Logger) async {
+        await handleHTTP(asyncChannel: asyncChannel, logger: logger)
+    }
+}
+
+/// Marks non-keep-alive HTTP/1.0 request heads with `Connection: close`.
+final class HTTP10ConnectionCloseHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if case .head(var head) = unwrapInboundIn(data), head.version.major == 1, head.version.minor == 0,
+            !head.isKeepAlive
+        {
+            head.headers.replaceOrAdd(name: "connection", value: "close")
+            context.fireChannelRead(wrapInboundOut(.head(head)))
+            return
+        }
+        context.fireChannelRead(data)
+    }
+}
+
+extension HTTPServerBuilder {
+    /// HTTP/1.1 with HTTP/1.0 `Connection: close` semantics.
+    static var http1ClosingHTTP10: HTTPServerBuilder {
+        .init { responder in HTTP1ClosingChannel(responder: responder) }
+    }
+}
