@@ -75,9 +75,13 @@ struct ApiRequest: Sendable {
         {
             tenantId = claims
         }
+        let forwarded = request.headers[HTTPField.Name("X-Forwarded-For")!]?.split(separator: ",").first
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+        let peer = (context as? any RemoteAddressRequestContext)?.remoteAddress?.ipAddress
         return ApiRequest(
             body: body, query: query,
-            caller: Caller(scope: Scope(projectId: projectId, tenantId: tenantId), isAdmin: isAdmin))
+            caller: Caller(
+                scope: Scope(projectId: projectId, tenantId: tenantId), isAdmin: isAdmin, clientIP: forwarded ?? peer))
     }
 
     /// `Bearer owner` (any case) and Google access tokens (`ya29.`) are the admin; another Bearer

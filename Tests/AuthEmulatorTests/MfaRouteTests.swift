@@ -314,3 +314,43 @@ struct MfaRouteTests {
         }
     }
 }
+
+@Suite("Multi-factor authentication: expiry")
+struct MfaExpiryTests {
+    @Test(
+        "a TOTP enrollment finalized after finalizeEnrollmentTime answers SESSION_EXPIRED; unknown sessions INVALID_SESSION_INFO"
+    )
+    func totpEnrollmentExpires() async throws {
+        let harness = try Harness()
+        try await harness.run { client in
+            _ = try await client.call(
+                .patch, "/identitytoolkit.googleapis.com/v2/projects/example/config?updateMask=mfa",
+                MfaRouteTests.enableTotp,
+                admin: true)
+            let user = try await MfaRouteTests.verifiedUser(client)
+            let start = try await MfaRouteTests.v2(
+                client, "mfaEnrollment:start", ["idToken": user["idToken"]!, "totpEnrollmentInfo": .object([:])])
+            let secret = start["totpSessionInfo.sharedSecretKey"]!.stringValue!
+            let unknown = try await MfaRouteTests.v2(
+                client, "mfaEnrollment:finalize",
+                [
+                    "idToken": user["idToken"]!,
+                    "totpVerificationInfo": .object(["sessionInfo": "nope", "verificationCode": "123456"]),
+                ])
+            #expect(unknown.errorMessage == "INVALID_SESSION_INFO")
+            harness.clock.advance(by: 601)
+            let late = try await MfaRouteTests.v2(
+                client, "mfaEnrollment:finalize",
+                [
+                    "idToken": user["idToken"]!,
+                    "totpVerificationInfo": .object([
+                        "sessionInfo": start["totpSessionInfo.sessionInfo"]!,
+                        "verificationCode": .string(MfaRouteTests.code(secret, at: harness.clock.now())),
+                    ]),
+                ])
+            #expect(late.errorMessage == "SESSION_EXPIRED")
+            let lookup = try await client.v1("accounts:lookup", ["idToken": user["idToken"]!])
+            #expect(lookup["users"]?.arrayValue?.first?["mfaInfo"] == nil)
+        }
+    }
+}

@@ -273,3 +273,37 @@ struct PhoneRouteTests {
         }
     }
 }
+
+@Suite("Phone sign-in: users and quotas")
+struct PhoneUserTests {
+    @Test("a disabled phone user gets USER_DISABLED; per-address quota answers TOO_MANY_ATTEMPTS_TRY_LATER")
+    func disabledAndAddressQuota() async throws {
+        let harness = try Harness()
+        try await harness.run { client in
+            _ = try await client.v1(
+                "projects/example/accounts", ["localId": "off", "phoneNumber": "+15555550100", "disabled": true],
+                admin: true)
+            let sent = try await client.v1("accounts:sendVerificationCode", PhoneRouteTests.jsSend())
+            let code = try await PhoneRouteTests.outbox(client)[0]["code"]!
+            let reply = try await client.v1(
+                "accounts:signInWithPhoneNumber", ["sessionInfo": sent["sessionInfo"]!, "code": code])
+            #expect(reply.errorMessage == "USER_DISABLED")
+
+            _ = try await client.call(
+                .patch, "/identitytoolkit.googleapis.com/v2/projects/example/config?updateMask=emulatorSettings",
+                #"{"emulatorSettings":{"smsQuotaPerIpPerHour":2}}"#, admin: true)
+            func send(_ phone: String, from address: String) async throws -> Harness.Reply {
+                try await client.call(
+                    .post, "/identitytoolkit.googleapis.com/v1/accounts:sendVerificationCode",
+                    JSONValue.object(["phoneNumber": .string(phone)]).jsonString(),
+                    headers: [.init("X-Forwarded-For")!: address])
+            }
+            #expect(try await send("+15555550201", from: "10.0.0.7").status == 200)
+            #expect(try await send("+15555550202", from: "10.0.0.7").status == 200)
+            #expect(try await send("+15555550203", from: "10.0.0.7").errorMessage == "TOO_MANY_ATTEMPTS_TRY_LATER")
+            #expect(try await send("+15555550203", from: "10.0.0.8").status == 200)
+            harness.clock.advance(by: 3601)
+            #expect(try await send("+15555550204", from: "10.0.0.7").status == 200)
+        }
+    }
+}

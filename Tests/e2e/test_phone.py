@@ -151,3 +151,33 @@ def test_bad_config_file_stops_startup(tmp_path):
                          capture_output=True, text=True, timeout=30)
     assert run.returncode != 0
     assert "key 'port' must be an integer" in run.stderr
+
+
+def test_log_line_update_and_temporary_proof(daemon, api):
+    owner_phone = "+15555550170"
+    session = api.v1("accounts:sendVerificationCode", {**JS_SEND, "phoneNumber": owner_phone}).json()["sessionInfo"]
+    code = outbox(api, phoneNumber=owner_phone)[-1]["code"]
+    # The firebase-tools console wording, which existing log scrapers read.
+    assert f"To verify the phone number {owner_phone}, use the code {code}." in daemon.log.read_text()
+    owner = api.v1("accounts:signInWithPhoneNumber", {"sessionInfo": session, "code": code}).json()
+
+    # iOS updatePhoneNumber: verifyPhoneNumber with idToken and operation UPDATE.
+    other = api.v1("accounts:signUp", {"email": "upd@example.com", "password": "secret123"}).json()
+    session = api.v3("sendVerificationCode", {"phoneNumber": "+15555550171", "clientType": "CLIENT_TYPE_IOS"}
+                     ).json()["sessionInfo"]
+    code = outbox(api, phoneNumber="+15555550171")[-1]["code"]
+    updated = api.v3("verifyPhoneNumber", {"sessionInfo": session, "code": code, "idToken": other["idToken"],
+                                           "operation": "UPDATE"})
+    assert updated.json()["phoneNumber"] == "+15555550171"
+    assert outbox(api, phoneNumber="+15555550171")[-1]["usedFor"] == "UPDATE"
+
+    # Linking the owner's number to the other account: 200 with a temporary proof, no tokens.
+    session = api.v1("accounts:sendVerificationCode", {**JS_SEND, "phoneNumber": owner_phone}).json()["sessionInfo"]
+    code = outbox(api, phoneNumber=owner_phone, status="PENDING")[-1]["code"]
+    conflict = api.v1("accounts:signInWithPhoneNumber", {"sessionInfo": session, "code": code,
+                                                         "idToken": updated.json()["idToken"]}).json()
+    assert "idToken" not in conflict
+    assert conflict["phoneNumber"] == owner_phone
+    signed_in = api.v1("accounts:signInWithPhoneNumber", {"temporaryProof": conflict["temporaryProof"],
+                                                          "phoneNumber": owner_phone}).json()
+    assert signed_in["localId"] == owner["localId"]
