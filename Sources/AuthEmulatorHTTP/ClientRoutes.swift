@@ -80,6 +80,7 @@ extension RouteTable {
             try await emulator.signInWithPhoneNumber($0.decode(SignInWithPhoneNumberRequest.self), caller: $0.caller)
         }
         registerMfaRoutes()
+        registerAppVerificationRoutes()
         registerPlannedClientRoutes()
     }
 
@@ -106,10 +107,27 @@ extension RouteTable {
         }
     }
 
+    /// App verification: APNs client verification, reCAPTCHA config, password policy.
+    func registerAppVerificationRoutes() {
+        let emulator = self.emulator
+        api(.post, ["\(Self.toolkit)/v1/accounts:verifyIosClient", "\(Self.legacy)/verifyClient"], access: .client) {
+            try await emulator.verifyIosClient(
+                appToken: $0.body["appToken"]?.stringValue, isSandbox: $0.body["isSandbox"]?.boolValue,
+                caller: $0.caller)
+        }
+        api(.get, ["\(Self.toolkit)/v2/recaptchaConfig"], access: .client) {
+            try await emulator.recaptchaConfig(
+                clientType: $0.queryValue("clientType"), version: $0.queryValue("version"), caller: $0.caller)
+        }
+        api(.get, ["\(Self.toolkit)/v2/passwordPolicy"], access: .client) {
+            try await emulator.passwordPolicy(caller: $0.caller)
+        }
+    }
+
     /// Operations of the API that authemu does not serve yet: they answer 501 NOT_IMPLEMENTED.
     func registerPlannedClientRoutes() {
         let planned: [(String, String?)] = [
-            ("accounts:verifyIosClient", "verifyClient"),
+
             ("accounts:signInWithGameCenter", "signInWithGameCenter"),
             ("accounts:issueSamlResponse", nil),
         ]
@@ -122,7 +140,7 @@ extension RouteTable {
         for operation in ["accounts:revokeToken"] {
             notImplemented(.post, ["\(Self.toolkit)/v2/\(operation)"], access: .client, operation: operation)
         }
-        for operation in ["recaptchaConfig", "passwordPolicy", "defaultSupportedIdps"] {
+        for operation in ["defaultSupportedIdps"] {
             notImplemented(.get, ["\(Self.toolkit)/v2/\(operation)"], access: .client, operation: operation)
         }
         notImplemented(

@@ -49,6 +49,34 @@ extension RouteTable {
             return try await emulator.currentTotpCode(
                 request.caller.scope, localId: localId, enrollmentId: request.queryValue("mfaEnrollmentId"))
         }
+        api(.get, scoped.map { "\($0)/apnsPushes" }, access: .open) { request in
+            let query = try SmsQueryParameters.parse(request)
+            let pushes = try await emulator.apnsPushes(
+                request.caller.scope, afterId: query.filter.afterId, limit: query.filter.limit, wait: query.wait)
+            return .object(["apnsPushes": .array(pushes.map(\.wireValue))])
+        }
+        api(.delete, scoped.map { "\($0)/apnsPushes" }, access: .open) {
+            try await emulator.clearApnsPushes($0.caller.scope)
+            return .object([:])
+        }
+        api(.post, scoped.map { "\($0)/appCredentials" }, access: .open) { request in
+            guard let name = request.body["kind"]?.stringValue,
+                let kind = AppCredentialKind(rawValue: name.uppercased())
+            else {
+                throw AuthError(
+                    "INVALID_ARGUMENT", "kind must be RECAPTCHA_V2, RECAPTCHA_ENTERPRISE, PLAY_INTEGRITY or SAFETY_NET")
+            }
+            return try await emulator.mintAppCredential(
+                kind: kind, valid: request.body["valid"]?.boolValue ?? true, scope: request.caller.scope)
+        }
+        api(.post, scoped.map { "\($0)/appVerification:failNext" }, access: .open) { request in
+            guard let name = request.body["fault"]?.stringValue, let fault = InjectedFault(rawValue: name.uppercased())
+            else {
+                throw AuthError("INVALID_ARGUMENT", "fault must be APNS_PUSH or CREDENTIAL")
+            }
+            let count = try LenientDecoder.decode(Int?.self, from: request.body["count"] ?? .null) ?? 1
+            return try await emulator.injectFault(fault, count: count, scope: request.caller.scope)
+        }
         api(.delete, scoped.map { "\($0)/smsMessages" }, access: .open) {
             try await emulator.clearSmsMessages($0.caller.scope)
             return .object([:])

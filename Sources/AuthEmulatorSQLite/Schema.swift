@@ -82,6 +82,25 @@ enum Schema {
             try db.execute(
                 sql: "CREATE TABLE totp_sessions (session_info TEXT NOT NULL PRIMARY KEY, data BLOB NOT NULL)")
         }
+        migrator.registerMigration("v4-app-verification") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE app_credentials (token TEXT NOT NULL PRIMARY KEY, data BLOB NOT NULL);
+                    CREATE TABLE apns_pushes (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        project_id TEXT NOT NULL,
+                        tenant_id TEXT NOT NULL,
+                        data BLOB NOT NULL
+                    );
+                    CREATE TABLE injected_faults (
+                        project_id TEXT NOT NULL,
+                        tenant_id TEXT NOT NULL,
+                        fault TEXT NOT NULL,
+                        remaining INTEGER NOT NULL,
+                        PRIMARY KEY (project_id, tenant_id, fault)
+                    );
+                    """)
+        }
         return migrator
     }()
 }

@@ -35,6 +35,7 @@ struct PhoneRouteTests {
             #expect(message["purpose"] == "SIGN_IN")
             #expect(message["sessionInfo"]?.stringValue == session)
             #expect(message["testNumber"] == false)
+            #expect(message["verificationPath"] == "none")
             #expect(message["tenantId"] == .null)
             let code = message["code"]!.stringValue!
             #expect(code.count == 6 && code.allSatisfy(\.isNumber))

@@ -7,6 +7,9 @@ public struct SignInWithPasswordRequest: Decodable, Sendable {
     public var captchaChallenge: String?
     public var idToken: String?
     public var pendingIdToken: String?
+    public var captchaResponse: String?
+    public var clientType: String?
+    public var recaptchaVersion: String?
 }
 
 extension Emulator {
@@ -18,6 +21,9 @@ extension Emulator {
         let (user, settings): (UserRecord, ScopeSettings) = try await store.write { tx in
             let settings = try Emulator.settings(tx, scope)
             if settings.disableAuth { throw AuthError.projectDisabled }
+            try Emulator.verifyPasswordRecaptcha(
+                tx, token: request.captchaResponse, clientType: request.clientType, version: request.recaptchaVersion,
+                scope: scope, settings: settings)
             guard let email = request.email, !email.isEmpty else { throw AuthError.missingEmail }
             guard Validation.isEmail(email) else { throw AuthError.invalidEmail }
             guard let password = request.password, !password.isEmpty else { throw AuthError.missingPassword }

@@ -12,6 +12,9 @@ public struct SignUpRequest: Decodable, Sendable {
     public var phoneNumber: String?
     public var disabled: Bool?
     public var mfaInfo: [MfaEnrollmentInput]?
+    public var captchaResponse: String?
+    public var clientType: String?
+    public var recaptchaVersion: String?
 }
 
 /// An enrollment as the Admin SDKs send it in create/update/import (`mfaInfo`, `mfa.enrollments`).
@@ -32,6 +35,12 @@ extension Emulator {
             let settings = try Emulator.settings(tx, scope)
             if settings.disableAuth { throw AuthError.projectDisabled }
             if request.localId != nil, !caller.isAdmin { throw AuthError("UNEXPECTED_PARAMETER", "User ID") }
+            if !caller.isAdmin, request.email != nil || request.password != nil {
+                try Emulator.verifyPasswordRecaptcha(
+                    tx, token: request.captchaResponse, clientType: request.clientType,
+                    version: request.recaptchaVersion,
+                    scope: scope, settings: settings)
+            }
             var user: UserRecord
             var provider: String?
             if let idToken = request.idToken {

@@ -40,6 +40,8 @@ public final class Emulator: Sendable {
     public let logger: Logger
     /// Wakes long-polling outbox readers.
     public let outboxSignal = OutboxSignal()
+    /// Wakes long-polling APNs outbox readers.
+    public let pushSignal = OutboxSignal()
 
     public init(
         store: any AuthStore, clock: any AuthClock = SystemClock(), random: any RandomSource = SystemRandomSource(),

@@ -29,6 +29,7 @@ extension Emulator {
         let totp = request.totpEnrollmentInfo != nil && request.phoneEnrollmentInfo == nil
         let random = self.random
         let now = clock.now()
+        let injectedFailure = totp ? false : try await takeCredentialFault(scope)
         enum Started: Sendable {
             case phone(SmsMessage)
             case totp(TotpEnrollmentSession)
@@ -59,12 +60,14 @@ extension Emulator {
             if user.enrollments.count >= settings.emulator.maxEnrolledFactors {
                 throw AuthError.secondFactorLimitExceeded
             }
+            let path = try Emulator.verifyApp(
+                tx, info.appFields, scope: scope, settings: settings, injectedFailure: injectedFailure)
             return .phone(
                 try self.createSms(
                     tx,
                     SmsRequest(
                         scope: scope, phoneNumber: phone, purpose: .mfaEnrollment, settings: settings,
-                        clientIP: caller.clientIP, localId: user.localId)))
+                        clientIP: caller.clientIP, localId: user.localId, verificationPath: path)))
         }
         switch started {
         case .phone(let message):

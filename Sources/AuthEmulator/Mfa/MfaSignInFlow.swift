@@ -23,6 +23,7 @@ extension Emulator {
     public func startMfaSignIn(_ request: StartMfaSignInRequest, caller: Caller) async throws -> JSONValue {
         let scope = caller.scope
         let now = clock.now()
+        let injectedFailure = try await takeCredentialFault(scope)
         let message: SmsMessage = try await store.write { tx in
             let settings = try Emulator.settings(tx, scope)
             if settings.disableAuth { throw AuthError.projectDisabled }
@@ -38,12 +39,15 @@ extension Emulator {
                 throw AuthError.mfaEnrollmentNotFound
             }
             guard let phone = enrollment.phoneInfo else { throw AuthError.providerNotSupported }
+            let path = try Emulator.verifyApp(
+                tx, request.phoneSignInInfo?.appFields ?? AppVerificationFields(), scope: scope, settings: settings,
+                injectedFailure: injectedFailure)
             return try self.createSms(
                 tx,
                 SmsRequest(
                     scope: scope, phoneNumber: phone, purpose: .mfaSignIn, settings: settings,
                     clientIP: caller.clientIP,
-                    localId: user.localId, mfaEnrollmentId: id))
+                    localId: user.localId, mfaEnrollmentId: id, verificationPath: path))
         }
         await announce(message)
         return .object(["phoneResponseInfo": .object(["sessionInfo": .string(message.sessionInfo)])])

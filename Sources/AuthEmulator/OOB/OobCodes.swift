@@ -9,6 +9,10 @@ public struct SendOobCodeRequest: Decodable, Sendable {
     public var continueUrl: String?
     public var canHandleCodeInApp: Bool?
     public var returnOobLink: Bool?
+    public var captchaResp: String?
+    public var captchaResponse: String?
+    public var clientType: String?
+    public var recaptchaVersion: String?
 }
 
 /// `accounts:resetPassword`: inspect a code, or reset the password with it.
@@ -38,6 +42,11 @@ extension Emulator {
         let issued: OobCode? = try await store.write { tx in
             let settings = try Emulator.settings(tx, scope)
             if settings.disableAuth { throw AuthError.projectDisabled }
+            if !caller.isAdmin {
+                try Emulator.verifyPasswordRecaptcha(
+                    tx, token: request.captchaResp ?? request.captchaResponse, clientType: request.clientType,
+                    version: request.recaptchaVersion, scope: scope, settings: settings)
+            }
             var email: String
             var newEmail: String?
             var localId: String?

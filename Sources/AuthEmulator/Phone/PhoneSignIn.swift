@@ -31,6 +31,7 @@ extension Emulator {
 
     public func sendVerificationCode(_ request: SendVerificationCodeRequest, caller: Caller) async throws -> JSONValue {
         let scope = caller.scope
+        let injectedFailure = try await takeCredentialFault(scope)
         let message: SmsMessage = try await store.write { tx in
             let settings = try Emulator.settings(tx, scope)
             if settings.disableAuth { throw AuthError.projectDisabled }
@@ -40,10 +41,13 @@ extension Emulator {
             if let owner = try tx.user(scope, phoneNumber: phone), !owner.enrollments.isEmpty {
                 throw Emulator.phoneMfaConflict
             }
+            let path = try Emulator.verifyApp(
+                tx, request.appFields, scope: scope, settings: settings, injectedFailure: injectedFailure)
             return try self.createSms(
                 tx,
                 SmsRequest(
-                    scope: scope, phoneNumber: phone, purpose: .signIn, settings: settings, clientIP: caller.clientIP))
+                    scope: scope, phoneNumber: phone, purpose: .signIn, settings: settings, clientIP: caller.clientIP,
+                    verificationPath: path))
         }
         await announce(message)
         return .object(["sessionInfo": .string(message.sessionInfo)])

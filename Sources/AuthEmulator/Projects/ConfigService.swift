@@ -115,11 +115,34 @@ enum ConfigValidation {
         try validateMfa(config["mfa"], path: "mfa")
         try validateTestPhoneNumbers(config.value(at: "signIn.phoneNumber.testPhoneNumbers"))
         try EmulatorSettings.validate(config["emulatorSettings"])
+        try validateRecaptcha(config["recaptchaConfig"])
+    }
+
+    static let enforcementStates: Set<String> = [
+        "OFF", "AUDIT", "ENFORCE", "RECAPTCHA_PROVIDER_ENFORCEMENT_STATE_UNSPECIFIED",
+    ]
+
+    static func validateRecaptcha(_ config: JSONValue?) throws(AuthError) {
+        guard let config, config != .null else { return }
+        guard config.objectValue != nil else { throw AuthError.invalidJSON("/recaptchaConfig should be object") }
+        for key in ["phoneEnforcementState", "emailPasswordEnforcementState"] {
+            if let state = config[key], !(state.stringValue.map(enforcementStates.contains) ?? false) {
+                throw AuthError("INVALID_CONFIG", "recaptchaConfig.\(key) must be OFF, AUDIT or ENFORCE")
+            }
+        }
+        for (index, key) in (config["recaptchaKeys"]?.arrayValue ?? []).enumerated() {
+            guard let type = key["type"]?.stringValue, ["WEB", "IOS", "ANDROID"].contains(type) else {
+                throw AuthError(
+                    "INVALID_CONFIG", "recaptchaConfig.recaptchaKeys[\(index)].type must be WEB, IOS or ANDROID")
+            }
+        }
     }
 
     static func validateTenant(_ tenant: JSONValue) throws(AuthError) {
         try validateMfa(tenant["mfaConfig"], path: "mfaConfig")
         try validateTestPhoneNumbers(tenant["testPhoneNumbers"])
+        try EmulatorSettings.validate(tenant["emulatorSettings"])
+        try validateRecaptcha(tenant["recaptchaConfig"])
     }
 
     static let mfaStates: Set<String> = ["STATE_UNSPECIFIED", "DISABLED", "ENABLED", "MANDATORY"]

@@ -20,6 +20,9 @@ public struct EmulatorSettings: Sendable, Equatable {
     public var mfaPendingCredentialLifetimeSeconds: Int = 600
     /// Seconds a TOTP enrollment may take between start and finalize.
     public var totpEnrollmentLifetimeSeconds: Int = 600
+    /// App verification of SMS requests: `off` (default; SDKs in emulator mode skip it) or
+    /// `enforce` (one valid APNs / reCAPTCHA / Play Integrity credential required).
+    public var appVerificationEnforced = false
 
     public init() {}
 
@@ -34,6 +37,7 @@ public struct EmulatorSettings: Sendable, Equatable {
         if let number = value["mfaPendingCredentialLifetimeSeconds"]?.doubleValue {
             mfaPendingCredentialLifetimeSeconds = Int(number)
         }
+        if let mode = value["appVerification"]?.stringValue { appVerificationEnforced = mode.lowercased() == "enforce" }
         if let number = value["totpEnrollmentLifetimeSeconds"]?.doubleValue {
             totpEnrollmentLifetimeSeconds = Int(number)
         }
@@ -49,6 +53,12 @@ public struct EmulatorSettings: Sendable, Equatable {
             "mfaPendingCredentialLifetimeSeconds": 1...86400, "totpEnrollmentLifetimeSeconds": 1...86400,
         ]
         for (key, field) in object {
+            if key == "appVerification" {
+                guard let mode = field.stringValue?.lowercased(), mode == "off" || mode == "enforce" else {
+                    throw AuthError("INVALID_CONFIG", "emulatorSettings.appVerification must be off or enforce")
+                }
+                continue
+            }
             if key == "smsSupersedeOlderCodes" {
                 guard field.boolValue != nil else {
                     throw AuthError("INVALID_CONFIG", "emulatorSettings.\(key) must be true or false")

@@ -13,6 +13,10 @@ public struct ScopeSettings: Sendable {
     public var mfa: JSONValue = .object([:])
     public var testPhoneNumbers: [String: String] = [:]
     public var emulator = EmulatorSettings()
+    /// The v2 `recaptchaConfig` (enforcement states, keys).
+    public var recaptcha: JSONValue = .object([:])
+    /// The v2 `passwordPolicyConfig`.
+    public var passwordPolicy: JSONValue = .object([:])
 
     public init() {}
 
@@ -24,6 +28,8 @@ public struct ScopeSettings: Sendable {
         mfa = config["mfa"] ?? .object([:])
         testPhoneNumbers = Self.phoneMap(config.value(at: "signIn.phoneNumber.testPhoneNumbers"))
         emulator = EmulatorSettings(config["emulatorSettings"])
+        recaptcha = config["recaptchaConfig"] ?? .object([:])
+        passwordPolicy = config["passwordPolicyConfig"] ?? .object([:])
     }
 
     public init(tenant: JSONValue, projectConfig config: JSONValue) {
@@ -34,6 +40,11 @@ public struct ScopeSettings: Sendable {
         disableAuth = tenant["disableAuth"]?.boolValue ?? false
         mfa = tenant["mfaConfig"] ?? .object([:])
         testPhoneNumbers = Self.phoneMap(tenant["testPhoneNumbers"])
+        if let own = tenant["emulatorSettings"] {
+            emulator = EmulatorSettings((config["emulatorSettings"] ?? .object([:])).merged(with: own))
+        }
+        if let own = tenant["recaptchaConfig"] { recaptcha = own }
+        if let own = tenant["passwordPolicyConfig"] { passwordPolicy = own }
     }
 
     static func phoneMap(_ value: JSONValue?) -> [String: String] {

@@ -1,0 +1,236 @@
+import Foundation
+
+/// The app-verification fields an SMS-sending request may carry.
+public struct AppVerificationFields: Sendable {
+    public var recaptchaToken: String?
+    public var captchaResponse: String?
+    public var clientType: String?
+    public var recaptchaVersion: String?
+    public var iosReceipt: String?
+    public var iosSecret: String?
+    public var playIntegrityToken: String?
+    public var safetyNetToken: String?
+}
+
+extension SendVerificationCodeRequest {
+    var appFields: AppVerificationFields {
+        AppVerificationFields(
+            recaptchaToken: recaptchaToken, captchaResponse: captchaResponse, clientType: clientType,
+            recaptchaVersion: recaptchaVersion, iosReceipt: iosReceipt, iosSecret: iosSecret,
+            playIntegrityToken: playIntegrityToken, safetyNetToken: safetyNetToken)
+    }
+}
+
+extension StartMfaEnrollmentRequest.PhoneInfo {
+    var appFields: AppVerificationFields {
+        AppVerificationFields(
+            recaptchaToken: recaptchaToken, captchaResponse: captchaResponse, clientType: clientType,
+            recaptchaVersion: recaptchaVersion, iosReceipt: iosReceipt, iosSecret: iosSecret,
+            playIntegrityToken: playIntegrityToken, safetyNetToken: safetyNetToken)
+    }
+}
+
+extension ScopeSettings {
+    func enforcementState(_ key: String) -> String { recaptcha[key]?.stringValue ?? "OFF" }
+}
+
+extension Emulator {
+    /// Checks the app credential of an SMS request when the scope's policy is `enforce`, and
+    /// returns the path it passed (`none` when the policy is off).
+    static func verifyApp(
+        _ tx: any StoreTransaction, _ fields: AppVerificationFields, scope: Scope, settings: ScopeSettings,
+        injectedFailure: Bool
+    ) throws -> String {
+        guard settings.emulator.appVerificationEnforced else { return "none" }
+        if injectedFailure { throw AuthError("INVALID_APP_CREDENTIAL") }
+        let state = settings.enforcementState("phoneEnforcementState")
+        func valid(_ token: String?, _ kinds: Set<AppCredentialKind>) throws -> IssuedCredential? {
+            guard let token, let credential = try tx.credential(token), credential.valid,
+                kinds.contains(credential.kind),
+                credential.projectId == scope.projectId, credential.tenantId == scope.tenantId
+            else { return nil }
+            return credential
+        }
+        let enterprise = fields.captchaResponse.flatMap { $0.isEmpty || $0 == "NO_RECAPTCHA" ? nil : $0 }
+        if state == "ENFORCE" {
+            try checkEnterpriseShape(fields)
+            guard let enterprise else { throw AuthError("MISSING_RECAPTCHA_TOKEN") }
+            guard try valid(enterprise, [.recaptchaEnterprise]) != nil else {
+                throw AuthError("INVALID_RECAPTCHA_TOKEN")
+            }
+            return "recaptcha-enterprise"
+        }
+        if state == "AUDIT", try valid(enterprise, [.recaptchaEnterprise]) != nil { return "recaptcha-enterprise" }
+        if fields.iosReceipt != nil || fields.iosSecret != nil {
+            guard let receipt = try valid(fields.iosReceipt, [.apns]), receipt.secret == fields.iosSecret else {
+                throw AuthError("INVALID_APP_CREDENTIAL")
+            }
+            return "apns"
+        }
+        if let token = fields.recaptchaToken, !token.isEmpty {
+            guard try valid(token, [.recaptchaV2]) != nil else { throw AuthError("CAPTCHA_CHECK_FAILED") }
+            return "recaptcha"
+        }
+        if let token = fields.playIntegrityToken ?? fields.safetyNetToken, !token.isEmpty {
+            guard try valid(token, [.playIntegrity, .safetyNet]) != nil else {
+                throw AuthError("INVALID_APP_CREDENTIAL")
+            }
+            return "play-integrity"
+        }
+        if state == "AUDIT" { throw AuthError("MISSING_RECAPTCHA_TOKEN") }
+        if fields.clientType == "CLIENT_TYPE_ANDROID" { throw AuthError("MISSING_CLIENT_IDENTIFIER") }
+        throw AuthError("MISSING_APP_CREDENTIAL")
+    }
+
+    /// Uses up one injected credential failure, in its own transaction so that it stays used
+    /// when the request then fails.
+    func takeCredentialFault(_ scope: Scope) async throws -> Bool {
+        try await store.write { tx in
+            guard try Emulator.readSettings(tx, scope).emulator.appVerificationEnforced else { return false }
+            return try tx.takeFault(scope, .credential)
+        }
+    }
+
+    /// reCAPTCHA Enterprise requests must say which client and version they come from.
+    static func checkEnterpriseShape(_ fields: AppVerificationFields) throws {
+        guard let clientType = fields.clientType, !clientType.isEmpty else { throw AuthError("MISSING_CLIENT_TYPE") }
+        guard let version = fields.recaptchaVersion, !version.isEmpty else {
+            throw AuthError("MISSING_RECAPTCHA_VERSION")
+        }
+        guard version == "RECAPTCHA_ENTERPRISE" else { throw AuthError("INVALID_RECAPTCHA_VERSION") }
+    }
+
+    /// Email/password flows under `emailPasswordEnforcementState` (when the policy is `enforce`).
+    static func verifyPasswordRecaptcha(
+        _ tx: any StoreTransaction, token: String?, clientType: String?, version: String?, scope: Scope,
+        settings: ScopeSettings
+    ) throws {
+        guard settings.emulator.appVerificationEnforced,
+            settings.enforcementState("emailPasswordEnforcementState") == "ENFORCE"
+        else { return }
+        try checkEnterpriseShape(AppVerificationFields(clientType: clientType, recaptchaVersion: version))
+        guard let token, !token.isEmpty, token != "NO_RECAPTCHA" else { throw AuthError("MISSING_RECAPTCHA_TOKEN") }
+        guard let credential = try tx.credential(token), credential.valid, credential.kind == .recaptchaEnterprise,
+            credential.projectId == scope.projectId, credential.tenantId == scope.tenantId
+        else { throw AuthError("INVALID_RECAPTCHA_TOKEN") }
+    }
+
+    /// `accounts:verifyIosClient` (v3 `verifyClient`): issues a receipt now and "sends" the secret
+    /// by silent push to the APNs outbox (unless a test asked the push to get lost).
+    public func verifyIosClient(appToken: String?, isSandbox: Bool?, caller: Caller) async throws -> JSONValue {
+        guard let appToken, !appToken.isEmpty else { throw AuthError("MISSING_IOS_APP_TOKEN") }
+        let scope = caller.scope
+        let receipt = random.base64URL(64)
+        let secret = random.base64URL(24)
+        let now = clock.now()
+        let push: ApnsPush? = try await store.write { tx in
+            let settings = try Emulator.settings(tx, scope)
+            if settings.disableAuth { throw AuthError.projectDisabled }
+            try tx.saveCredential(
+                IssuedCredential(
+                    token: receipt, kind: .apns, projectId: scope.projectId, tenantId: scope.tenantId, secret: secret,
+                    appToken: appToken, valid: true, createdAt: now))
+            if try tx.takeFault(scope, .apnsPush) { return nil }
+            return try tx.insertPush(
+                ApnsPush(
+                    id: 0, projectId: scope.projectId, tenantId: scope.tenantId, deviceToken: appToken,
+                    isSandbox: isSandbox ?? false, receipt: receipt, secret: secret, sentAt: now))
+        }
+        if let push {
+            logger.info(
+                "APNs silent push to device \(push.deviceToken): receipt \(receipt), secret \(secret)",
+                metadata: ["event": "apns", "project": "\(scope.projectId)", "tenant": "\(scope.tenantId ?? "")"])
+            await pushSignal.notify()
+        }
+        return .object(["receipt": .string(receipt), "suggestedTimeout": "5"])
+    }
+
+    /// Mints a credential a test can send (`valid: false` mints one that is refused).
+    public func mintAppCredential(kind: AppCredentialKind, valid: Bool, scope: Scope) async throws -> JSONValue {
+        guard kind != .apns else {
+            throw AuthError("INVALID_ARGUMENT", "APNs receipts come from accounts:verifyIosClient")
+        }
+        let token = "authemu-\(kind.rawValue.lowercased())-\(random.base64URL(32))"
+        let credential = IssuedCredential(
+            token: token, kind: kind, projectId: scope.projectId, tenantId: scope.tenantId, valid: valid,
+            createdAt: clock.now())
+        try await store.write { tx in try tx.saveCredential(credential) }
+        return .object(["token": .string(token), "kind": .string(kind.rawValue), "valid": .bool(valid)])
+    }
+
+    public func injectFault(_ fault: InjectedFault, count: Int, scope: Scope) async throws -> JSONValue {
+        guard (0...1000).contains(count) else { throw AuthError("INVALID_ARGUMENT", "count must be from 0 to 1000") }
+        try await store.write { tx in try tx.setFault(scope, fault, count: count) }
+        return .object(["fault": .string(fault.rawValue), "remaining": .number(Double(count))])
+    }
+
+    public func apnsPushes(_ scope: Scope, afterId: Int64?, limit: Int?, wait: Double) async throws -> [ApnsPush] {
+        let deadline = Date().addingTimeInterval(min(max(wait, 0), 30))
+        while true {
+            let seen = await pushSignal.version
+            let found = try await store.read { tx in try tx.listPushes(scope, afterId: afterId, limit: limit) }
+            let remaining = deadline.timeIntervalSinceNow
+            if !found.isEmpty || remaining <= 0 { return found }
+            await pushSignal.wait(seconds: remaining, since: seen)
+        }
+    }
+
+    public func clearApnsPushes(_ scope: Scope) async throws {
+        try await store.write { tx in try tx.deletePushes(scope) }
+    }
+
+    /// `GET v2/recaptchaConfig` derived from the scope's `recaptchaConfig`.
+    public func recaptchaConfig(clientType: String?, version: String?, caller: Caller) async throws -> JSONValue {
+        guard let clientType, !clientType.isEmpty else { throw AuthError("MISSING_CLIENT_TYPE") }
+        guard let version, !version.isEmpty else { throw AuthError("MISSING_RECAPTCHA_VERSION") }
+        guard version == "RECAPTCHA_ENTERPRISE" else { throw AuthError("INVALID_RECAPTCHA_VERSION") }
+        let scope = caller.scope
+        let settings = try await store.read { tx in try Emulator.readSettings(tx, scope) }
+        let type =
+            switch clientType {
+            case "CLIENT_TYPE_IOS": "IOS"
+            case "CLIENT_TYPE_ANDROID": "ANDROID"
+            default: "WEB"
+            }
+        let configured = (settings.recaptcha["recaptchaKeys"]?.arrayValue ?? []).first {
+            $0["type"]?.stringValue == type
+        }?[
+            "key"]?.stringValue
+        let key = configured ?? "authemu-fake-\(type.lowercased())-site-key"
+        let resource = key.hasPrefix("projects/") ? key : "projects/\(scope.projectId)/keys/\(key)"
+        return .object([
+            "recaptchaKey": .string(resource),
+            "recaptchaEnforcementState": .array([
+                .object([
+                    "provider": "EMAIL_PASSWORD_PROVIDER",
+                    "enforcementState": .string(settings.enforcementState("emailPasswordEnforcementState")),
+                ]),
+                .object([
+                    "provider": "PHONE_PROVIDER",
+                    "enforcementState": .string(settings.enforcementState("phoneEnforcementState")),
+                ]),
+            ]),
+            "useSmsBotScore": .bool(settings.recaptcha["useSmsBotScore"]?.boolValue ?? false),
+            "useSmsTollFraudProtection": .bool(settings.recaptcha["useSmsTollFraudProtection"]?.boolValue ?? false),
+        ])
+    }
+
+    /// `GET v2/passwordPolicy` from the scope's `passwordPolicyConfig`.
+    public func passwordPolicy(caller: Caller) async throws -> JSONValue {
+        let scope = caller.scope
+        let settings = try await store.read { tx in try Emulator.readSettings(tx, scope) }
+        let policy = settings.passwordPolicy
+        var options: [String: JSONValue] = ["minPasswordLength": 6, "maxPasswordLength": 4096]
+        if let custom = policy["passwordPolicyVersions"]?.arrayValue?.first?["customStrengthOptions"]?.objectValue {
+            for (key, value) in custom { options[key] = value }
+        }
+        return .object([
+            "customStrengthOptions": .object(options),
+            "allowedNonAlphanumericCharacters": .array(
+                "^$*.[]{}()?\"!@#%&/\\,><':;|_~`=+-".map { .string(String($0)) }),
+            "enforcementState": .string(policy["passwordPolicyEnforcementState"]?.stringValue ?? "OFF"),
+            "forceUpgradeOnSignin": .bool(policy["forceUpgradeOnSignin"]?.boolValue ?? false),
+            "schemaVersion": 1,
+        ])
+    }
+}
