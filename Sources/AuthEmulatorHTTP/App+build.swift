@@ -3,6 +3,7 @@ import AuthEmulatorSQLite
 import Foundation
 import Hummingbird
 import Logging
+import NIOCore
 
 /// Everything `authemu serve` needs to build the daemon; flags, environment and the YAML file
 /// are merged into this by the executable.
@@ -45,20 +46,28 @@ public func buildRouter(emulator: Emulator, config: AppConfig) -> Router<AuthReq
     return router
 }
 
-/// The one function that builds the daemon, for `serve` and for tests.
-public func buildApplication(
-    config: AppConfig, store: (any AuthStore)? = nil, clock: any AuthClock = SystemClock(),
+/// Builds the domain graph on a store.
+public func makeEmulator(
+    config: AppConfig, store: any AuthStore, clock: any AuthClock = SystemClock(),
     random: any RandomSource = SystemRandomSource(), logger: Logger = Logger(label: "authemu")
-) async throws -> some ApplicationProtocol {
-    let store = try store ?? openStore(config)
+) async throws -> Emulator {
     let emulator = await Emulator(
         store: store, clock: clock, random: random,
         options: EmulatorOptions(defaultProjectId: config.projectId, publicURL: config.resolvedPublicURL),
         logger: logger)
     if let projects = config.projects { try await emulator.applyProjectSeeds(projects) }
+    return emulator
+}
+
+/// The one function that builds the daemon, for `serve` and for tests.
+public func buildApplication(
+    config: AppConfig, emulator: Emulator, logger: Logger = Logger(label: "authemu"),
+    onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
+) -> some ApplicationProtocol {
     let router = buildRouter(emulator: emulator, config: config)
     return Application(
         router: router, server: .http1ClosingHTTP10,
         configuration: .init(address: .hostname(config.host, port: config.port), serverName: "authemu"),
+        onServerRunning: onServerRunning,
         logger: logger)
 }

@@ -9,6 +9,8 @@ import NIOHTTPTypesHTTP1
 /// `Connection: close`, so the connection closes after the response (ApacheBench and some
 /// health checkers wait for that; a bare Hummingbird server leaves it open).
 struct HTTP1ClosingChannel: ServerChildChannel, HTTPChannelHandler {
+    init(responder: @escaping HTTPChannelHandler.Responder) { self.responder = responder }
+
     typealias Value = NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>
 
     let responder: HTTPChannelHandler.Responder

@@ -20,12 +20,15 @@ struct ConfigLayer {
     var maxBodyBytes: Int?
     var publicURL: String?
     var logLevel: String?
+    var logFormat: String?
+    var shutdownTimeoutSeconds: Int?
     /// Per-project settings (file only), in the v2 Config / Tenant JSON shapes.
     var projects: JSONValue?
 
     /// Every key the file and the environment accept (environment: `AUTHEMU_` + upper case).
     static let keys = [
         "host", "port", "project", "data", "ephemeral", "admin_token", "max_body_bytes", "public_url", "log_level",
+        "log_format", "shutdown_timeout_seconds",
     ]
 
     mutating func set(_ key: String, _ value: Any, source: String) throws {
@@ -49,7 +52,8 @@ struct ConfigLayer {
             switch (value as? String)?.lowercased() {
             case "true", "1", "yes": return true
             case "false", "0", "no": return false
-            default: throw ConfigError(description: "\(source): key '\(key)' must be true or false, got '\(value)'")
+            default:
+                throw ConfigError(description: "\(source): key '\(key)' must be true or false, got '\(value)'")
             }
         }
         switch key {
@@ -71,6 +75,13 @@ struct ConfigLayer {
             }
             adminToken = token
         case "max_body_bytes": maxBodyBytes = try integer(1024...1_073_741_824)
+        case "log_format":
+            let format = try string().lowercased()
+            guard LogFormat(rawValue: format) != nil else {
+                throw ConfigError(description: "\(source): key 'log_format' must be one of auto, text, json, journal")
+            }
+            logFormat = format
+        case "shutdown_timeout_seconds": shutdownTimeoutSeconds = try integer(0...3600)
         case "public_url": publicURL = try string()
         case "log_level":
             let level = try string().lowercased()
@@ -129,7 +140,9 @@ struct ConfigLayer {
             data: data ?? lower.data, ephemeral: ephemeral ?? lower.ephemeral,
             adminToken: adminToken ?? lower.adminToken,
             maxBodyBytes: maxBodyBytes ?? lower.maxBodyBytes, publicURL: publicURL ?? lower.publicURL,
-            logLevel: logLevel ?? lower.logLevel, projects: projects ?? lower.projects)
+            logLevel: logLevel ?? lower.logLevel, logFormat: logFormat ?? lower.logFormat,
+            shutdownTimeoutSeconds: shutdownTimeoutSeconds ?? lower.shutdownTimeoutSeconds,
+            projects: projects ?? lower.projects)
     }
 
     func appConfig() -> AppConfig {

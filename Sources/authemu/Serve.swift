@@ -5,41 +5,51 @@ import AuthEmulatorSQLite
 import Foundation
 import Hummingbird
 import Logging
+import NIOCore
 import ServiceLifecycle
 
-/// `authemu serve`: runs the daemon until SIGTERM / SIGINT.
+/// `authemu serve`: runs the daemon until SIGTERM / SIGINT; SIGHUP reloads the config file.
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Run the emulator daemon.")
 
     @Option(help: "Address to listen on (default 127.0.0.1).") var host: String?
-    @Option(help: "Port to listen on (default 9099).") var port: Int?
+    @Option(help: "Port to listen on (default 9099; 0 picks a free one).") var port: Int?
     @Option(help: "YAML configuration file (see config/authemu.yaml).") var config: String?
     @Option(help: "SQLite database file (default ./.authemu/state.sqlite).") var data: String?
     @Flag(help: "Keep state in memory only; nothing is written to disk.") var ephemeral = false
     @Option(help: "Default project id that every API key maps to (default demo-project).") var project: String?
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel: String?
+    @Option(help: "Log format: auto (journal under systemd, else text), text, json, journal.") var logFormat: String?
     @Option(name: .customLong("import"), help: "Import a firebase-tools or authemu export directory at start.")
     var importDirectory: String?
 
+    /// The layers that do not change on reload.
+    func fixedLayers() throws -> (flags: ConfigLayer, environment: ConfigLayer) {
+        var flags = ConfigLayer()
+        if let host { try flags.set("host", host, source: "--host") }
+        if let port { try flags.set("port", port, source: "--port") }
+        if let data { try flags.set("data", data, source: "--data") }
+        if ephemeral { flags.ephemeral = true }
+        if let project { try flags.set("project", project, source: "--project") }
+        if let logLevel { try flags.set("log_level", logLevel, source: "--log-level") }
+        if let logFormat { try flags.set("log_format", logFormat, source: "--log-format") }
+        return (flags, try ConfigLayer.fromEnvironment(ProcessInfo.processInfo.environment))
+    }
+
     func run() async throws {
         let layer: ConfigLayer
+        let fixed: (flags: ConfigLayer, environment: ConfigLayer)
         do {
-            var flags = ConfigLayer()
-            if let host { try flags.set("host", host, source: "--host") }
-            if let port { try flags.set("port", port, source: "--port") }
-            if let data { try flags.set("data", data, source: "--data") }
-            if ephemeral { flags.ephemeral = true }
-            if let project { try flags.set("project", project, source: "--project") }
-            if let logLevel { try flags.set("log_level", logLevel, source: "--log-level") }
-            let environment = try ConfigLayer.fromEnvironment(ProcessInfo.processInfo.environment)
-            let file = try config.map(ConfigLayer.fromFile) ?? ConfigLayer()
-            layer = flags.over(environment).over(file)
+            fixed = try fixedLayers()
+            layer = fixed.flags.over(fixed.environment).over(try config.map(ConfigLayer.fromFile) ?? ConfigLayer())
         } catch let error as ConfigError {
             throw ValidationError(error.description)
         }
         let appConfig = layer.appConfig()
-        var logger = Logger(label: "authemu")
-        logger.logLevel = Logger.Level(rawValue: layer.logLevel ?? "info") ?? .info
+        let format = LogFormat(rawValue: layer.logFormat ?? "auto") ?? .auto
+        LoggingSystem.bootstrap { label in format.makeHandler(label: label) }
+        LogSettings.shared.level = Logger.Level(rawValue: layer.logLevel ?? "info") ?? .info
+        let logger = Logger(label: "authemu")
 
         let store: SQLiteStore
         do {
@@ -48,28 +58,78 @@ struct Serve: AsyncParsableCommand {
             FileHandle.standardError.write(Data("authemu: cannot open the database: \(error)\n".utf8))
             throw ExitCode(2)
         }
-        if let importDirectory {
-            let importer = await Emulator(
-                store: store, options: EmulatorOptions(defaultProjectId: appConfig.projectId), logger: logger)
-            let count = try await ImportRunner.run(importer, projectId: appConfig.projectId, directory: importDirectory)
-            logger.info("imported \(count) account(s) from \(importDirectory)")
-        }
+        let emulator: Emulator
         do {
-            let app = try await buildApplication(config: appConfig, store: store, logger: logger)
-            let location = appConfig.ephemeral ? "in memory (--ephemeral)" : appConfig.dataPath
-            logger.info(
-                "authemu listening on \(appConfig.host):\(appConfig.port), project \(appConfig.projectId), state \(location)"
-            )
-            FileHandle.standardOutput.write(
-                Data("export FIREBASE_AUTH_EMULATOR_HOST=\(appConfig.host):\(appConfig.port)\n".utf8))
-            let group = ServiceGroup(
-                configuration: .init(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-            try await group.run()
+            emulator = try await makeEmulator(config: appConfig, store: store, logger: logger)
         } catch let error as SeedError {
             FileHandle.standardError.write(Data("authemu: config file: \(error)\n".utf8))
             throw ExitCode(2)
         }
+        if let importDirectory {
+            let count = try await ImportRunner.run(emulator, projectId: appConfig.projectId, directory: importDirectory)
+            logger.info("imported \(count) account(s) from \(importDirectory)")
+        }
+
+        let location = appConfig.ephemeral ? "in memory (--ephemeral)" : appConfig.dataPath
+        let activated = Systemd.listenFileDescriptors()
+        let onRunning: @Sendable (any Channel) async -> Void = { channel in
+            let host = channel.localAddress?.ipAddress ?? appConfig.host
+            let port = channel.localAddress?.port ?? appConfig.port
+            let how = activated.isEmpty ? "" : " (socket activation)"
+            logger.info("authemu listening on \(host):\(port)\(how), project \(appConfig.projectId), state \(location)")
+            FileHandle.standardOutput.write(Data("export FIREBASE_AUTH_EMULATOR_HOST=\(host):\(port)\n".utf8))
+            // The store is open and the listener accepts connections: only now are we ready.
+            Systemd.notify("READY=1\nSTATUS=Listening on \(host):\(port), project \(appConfig.projectId)")
+        }
+        let server: any Service =
+            if let descriptor = activated.first {
+                ActivatedSocketServer(
+                    descriptor: descriptor, emulator: emulator, config: appConfig, logger: logger,
+                    onServerRunning: onRunning)
+            } else {
+                buildApplication(config: appConfig, emulator: emulator, logger: logger, onServerRunning: onRunning)
+            }
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: server)]
+        let helper = { (service: any Service) in
+            ServiceGroupConfiguration.ServiceConfiguration(
+                service: service, successTerminationBehavior: .ignore, failureTerminationBehavior: .ignore)
+        }
+        services.append(helper(StoppingNotifier()))
+        services.append(
+            helper(
+                ReloadService { [config] in
+                    await Self.reload(file: config, fixed: fixed, emulator: emulator, logger: logger)
+                }))
+        if let interval = Systemd.watchdogInterval {
+            let host = appConfig.host == "0.0.0.0" ? "127.0.0.1" : appConfig.host
+            services.append(
+                helper(WatchdogService(interval: interval, host: host, port: appConfig.port, logger: logger)))
+        }
+        var groupConfiguration = ServiceGroupConfiguration(
+            services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        groupConfiguration.maximumGracefulShutdownDuration = .seconds(layer.shutdownTimeoutSeconds ?? 10)
+        try await ServiceGroup(configuration: groupConfiguration).run()
         try store.close()
         logger.info("authemu stopped")
+    }
+
+    /// Re-reads the file; applies project settings and the log level, or keeps the old ones.
+    static func reload(
+        file: String?, fixed: (flags: ConfigLayer, environment: ConfigLayer), emulator: Emulator, logger: Logger
+    ) async {
+        Systemd.notify("RELOADING=1\nMONOTONIC_USEC=\(DispatchTime.now().uptimeNanoseconds / 1000)")
+        defer { Systemd.notify("READY=1") }
+        guard let file else {
+            logger.info("SIGHUP: no --config file to reload")
+            return
+        }
+        do {
+            let layer = fixed.flags.over(fixed.environment).over(try ConfigLayer.fromFile(file))
+            if let projects = layer.projects { try await emulator.applyProjectSeeds(projects) }
+            LogSettings.shared.level = Logger.Level(rawValue: layer.logLevel ?? "info") ?? .info
+            logger.info("SIGHUP: reloaded \(file)")
+        } catch {
+            logger.error("SIGHUP: \(file) was not applied, keeping the running configuration: \(error)")
+        }
     }
 }

@@ -1,0 +1,193 @@
+"""systemd integration against the real binary: sd_notify on a test socket, watchdog, reload, stop."""
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import threading
+import time
+import urllib.request
+
+import pytest
+import requests
+
+from conftest import BINARY, PROJECT, free_port
+
+
+class NotifySocket:
+    """A datagram socket standing in for systemd's NOTIFY_SOCKET; records (time, message)."""
+
+    def __init__(self, tmp_path):
+        self.path = str(tmp_path / "notify.sock")
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.sock.bind(self.path)
+        self.sock.settimeout(0.2)
+        self.messages = []
+        self.running = True
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+
+    def _read(self):
+        while self.running:
+            try:
+                data = self.sock.recv(4096).decode()
+                self.messages.append((time.monotonic(), data))
+            except socket.timeout:
+                continue
+            except OSError:
+                return
+
+    def wait_for(self, text, timeout=20):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for stamp, message in self.messages:
+                if text in message.split("\n"):
+                    return stamp, message
+            time.sleep(0.02)
+        raise AssertionError(f"{text!r} never arrived; got {self.messages}")
+
+    def close(self):
+        self.running = False
+        self.sock.close()
+
+
+def start(tmp_path, notify, extra=(), env_extra=None):
+    port = free_port()
+    env = {**os.environ, "NOTIFY_SOCKET": notify.path, **(env_extra or {})}
+    proc = subprocess.Popen([BINARY, "serve", "--port", str(port), "--data", str(tmp_path / "s.sqlite"),
+                             "--project", PROJECT, *extra], env=env,
+                            stdout=open(tmp_path / "out.log", "ab"), stderr=subprocess.STDOUT)
+    return proc, port
+
+
+def test_ready_only_once_listening_then_stopping_on_sigterm(tmp_path):
+    notify = NotifySocket(tmp_path)
+    proc, port = start(tmp_path, notify)
+    try:
+        notify.wait_for("READY=1")
+        # READY=1 means the port already accepts: no retry needed.
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz", timeout=2) as response:
+            assert response.status == 200
+        status = [m for _, m in notify.messages if "STATUS=" in m][0]
+        assert f"STATUS=Listening on 127.0.0.1:{port}, project {PROJECT}" in status
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=20) == 0
+        notify.wait_for("STOPPING=1")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        notify.close()
+
+
+def test_watchdog_cadence(tmp_path):
+    notify = NotifySocket(tmp_path)
+    proc, port = start(tmp_path, notify, env_extra={"WATCHDOG_USEC": "1000000"})
+    try:
+        notify.wait_for("READY=1")
+        time.sleep(2.4)  # observe the real cadence: the point of the test is the wall-clock interval
+        pings = [stamp for stamp, message in notify.messages if "WATCHDOG=1" in message.split("\n")]
+        assert len(pings) >= 3, notify.messages
+        gaps = [b - a for a, b in zip(pings, pings[1:])]
+        assert all(0.3 < gap < 0.9 for gap in gaps), gaps
+    finally:
+        proc.kill()
+        notify.close()
+
+
+def test_sighup_reloads_test_numbers_and_keeps_old_config_on_bad_file(tmp_path):
+    config = tmp_path / "authemu.yaml"
+    config.write_text(f"projects:\n  {PROJECT}:\n    config:\n      signIn:\n        phoneNumber:\n"
+                      f"          testPhoneNumbers: {{'+15555550190': '111111'}}\n")
+    notify = NotifySocket(tmp_path)
+    proc, port = start(tmp_path, notify, extra=["--config", str(config)])
+    base = f"http://127.0.0.1:{port}/identitytoolkit.googleapis.com/v1"
+    try:
+        notify.wait_for("READY=1")
+        config.write_text(f"projects:\n  {PROJECT}:\n    config:\n      signIn:\n        phoneNumber:\n"
+                          f"          testPhoneNumbers: {{'+15555550190': '222222'}}\n")
+        before = len(notify.messages)
+        proc.send_signal(signal.SIGHUP)
+        notify.wait_for("RELOADING=1")
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and not any("READY=1" in m for _, m in notify.messages[before + 1:]):
+            time.sleep(0.02)
+        session = requests.post(f"{base}/accounts:sendVerificationCode", params={"key": "k"},
+                                json={"phoneNumber": "+15555550190"}).json()["sessionInfo"]
+        signed_in = requests.post(f"{base}/accounts:signInWithPhoneNumber", params={"key": "k"},
+                                  json={"sessionInfo": session, "code": "222222"})
+        assert signed_in.status_code == 200, signed_in.text
+
+        config.write_text("projects:\n  p:\n    config:\n      mfa: {state: SOMETIMES}\n")
+        count = sum("RELOADING=1" in m for _, m in notify.messages)
+        proc.send_signal(signal.SIGHUP)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and sum("RELOADING=1" in m for _, m in notify.messages) == count:
+            time.sleep(0.02)
+        time.sleep(0.2)
+        assert proc.poll() is None
+        session = requests.post(f"{base}/accounts:sendVerificationCode", params={"key": "k"},
+                                json={"phoneNumber": "+15555550190"}).json()["sessionInfo"]
+        still = requests.post(f"{base}/accounts:signInWithPhoneNumber", params={"key": "k"},
+                              json={"sessionInfo": session, "code": "222222"})
+        assert still.status_code == 200
+        assert "was not applied, keeping the running configuration" in (tmp_path / "out.log").read_text()
+    finally:
+        proc.kill()
+        notify.close()
+
+
+def test_sigterm_with_requests_in_flight(tmp_path):
+    notify = NotifySocket(tmp_path)
+    proc, port = start(tmp_path, notify)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        notify.wait_for("READY=1")
+        results = []
+        started = threading.Event()
+
+        def long_poll():
+            started.set()
+            response = requests.get(f"{base}/emulator/v1/projects/{PROJECT}/smsMessages",
+                                    params={"wait": 2, "phoneNumber": "+15555550199"})
+            results.append(response.status_code)
+
+        threads = [threading.Thread(target=long_poll) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        started.wait()
+        requests.post(f"{base}/identitytoolkit.googleapis.com/v1/accounts:signUp", params={"key": "k"},
+                      json={"email": "inflight@example.com", "password": "secret123"}).raise_for_status()
+        time.sleep(0.3)  # let the long polls reach the server before the signal
+        proc.send_signal(signal.SIGTERM)
+        for thread in threads:
+            thread.join(timeout=15)
+        assert results == [200, 200, 200, 200]
+        assert proc.wait(timeout=20) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        notify.close()
+    out = subprocess.run(["sqlite3", str(tmp_path / "s.sqlite"), "SELECT count(*) FROM users; PRAGMA integrity_check;"],
+                         capture_output=True, text=True)
+    assert out.stdout.split() == ["1", "ok"]
+
+
+@pytest.mark.skipif(shutil.which("systemd-socket-activate") is None, reason="needs systemd-socket-activate")
+def test_socket_activation(tmp_path):
+    port = free_port()
+    proc = subprocess.Popen(["systemd-socket-activate", "-l", f"127.0.0.1:{port}", BINARY, "serve", "--ephemeral",
+                             "--project", PROJECT], stdout=open(tmp_path / "out.log", "ab"), stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                response = requests.get(f"http://127.0.0.1:{port}/readyz", timeout=2)
+                break
+            except requests.ConnectionError:
+                assert time.monotonic() < deadline, (tmp_path / "out.log").read_text()
+                time.sleep(0.1)
+        assert response.status_code == 200
+        assert "socket activation" in (tmp_path / "out.log").read_text()
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=20)
