@@ -114,6 +114,10 @@ struct SQLiteTransaction: StoreTransaction {
             arguments: [scope.projectId, tenantKey(scope)]) ?? 0
     }
 
+    func countAllUsers() throws -> Int {
+        try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM users") ?? 0
+    }
+
     func tenantsWithUsers(projectId: String) throws -> [String?] {
         try String.fetchAll(
             db, sql: "SELECT DISTINCT tenant_id FROM users WHERE project_id = ? ORDER BY tenant_id",

@@ -1,10 +1,6 @@
 import ArgumentParser
 import Foundation
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
 /// `authemu codes`: prints the newest pending SMS code from the running daemon's outbox.
 struct Codes: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -20,23 +16,20 @@ struct Codes: AsyncParsableCommand {
     func run() async throws {
         var path = "/emulator/v1/projects/\(project)"
         if let tenant { path += "/tenants/\(tenant)" }
-        guard var components = URLComponents(string: url + path + "/smsMessages") else {
-            throw ValidationError("--url is not a URL: \(url)")
+        guard let (host, port) = LoopbackHTTP.endpoint(url) else {
+            throw ValidationError("--url must be http://host:port, got \(url)")
         }
+        var components = URLComponents()
         var items = [URLQueryItem(name: "status", value: "PENDING"), URLQueryItem(name: "wait", value: String(wait))]
         if let phone { items.append(URLQueryItem(name: "phoneNumber", value: phone)) }
         components.queryItems = items
-        components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
-        var request = URLRequest(url: components.url!)
-        request.timeoutInterval = wait + 10
-        let data: Data
-        let response: URLResponse
-        do {
-            (data, response) = try await URLSession.shared.data(for: request)
-        } catch {
-            throw fail("cannot reach the daemon at \(url): \(error.localizedDescription)")
-        }
-        guard (response as? HTTPURLResponse)?.statusCode == 200,
+        let query = (components.percentEncodedQuery ?? "").replacingOccurrences(of: "+", with: "%2B")
+        guard
+            let reply = LoopbackHTTP.get(
+                host: host, port: port, path: "\(path)/smsMessages?\(query)", timeout: .seconds(Int64(wait) + 10))
+        else { throw fail("cannot reach the daemon at \(url)") }
+        let data = reply.body
+        guard reply.status == 200,
             let body = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
             let messages = body["smsMessages"] as? [[String: Any]]
         else { throw fail("unexpected answer from \(url): \(String(decoding: data, as: UTF8.self))") }

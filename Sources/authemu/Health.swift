@@ -1,10 +1,6 @@
 import ArgumentParser
 import Foundation
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
 /// `authemu health --wait N`: exits 0 once the daemon answers `/readyz`.
 struct Health: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Check (or wait until) the daemon is ready.")
@@ -13,18 +9,16 @@ struct Health: AsyncParsableCommand {
     @Option(help: "Seconds to keep trying before giving up (0 = one try).") var wait: Double = 0
 
     func run() async throws {
+        guard let (host, port) = LoopbackHTTP.endpoint(url) else {
+            throw ValidationError("--url must be http://host:port, got \(url)")
+        }
         let deadline = Date().addingTimeInterval(wait)
-        guard let target = URL(string: url + "/readyz") else { throw ValidationError("--url is not a URL: \(url)") }
         repeat {
-            var request = URLRequest(url: target)
-            request.timeoutInterval = 2
-            if let (_, response) = try? await URLSession.shared.data(for: request),
-                (response as? HTTPURLResponse)?.statusCode == 200
-            {
+            if LoopbackHTTP.get(host: host, port: port, path: "/readyz", timeout: .seconds(2))?.status == 200 {
                 print("ready")
                 return
             }
-            if Date() < deadline { try await Task.sleep(nanoseconds: 100_000_000) }
+            if Date() < deadline { try await Task.sleep(for: .milliseconds(100)) }
         } while Date() < deadline
         FileHandle.standardError.write(Data("authemu: not ready at \(url) after \(wait) s\n".utf8))
         throw ExitCode(1)

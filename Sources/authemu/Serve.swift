@@ -79,7 +79,9 @@ struct Serve: AsyncParsableCommand {
             logger.info("authemu listening on \(host):\(port)\(how), project \(appConfig.projectId), state \(location)")
             FileHandle.standardOutput.write(Data("export FIREBASE_AUTH_EMULATOR_HOST=\(host):\(port)\n".utf8))
             // The store is open and the listener accepts connections: only now are we ready.
-            Systemd.notify("READY=1\nSTATUS=Listening on \(host):\(port), project \(appConfig.projectId)")
+            let accounts = (try? await store.read { tx in try tx.countAllUsers() }) ?? 0
+            Systemd.notify(
+                "READY=1\nSTATUS=Listening on \(host):\(port), project \(appConfig.projectId), \(accounts) accounts")
         }
         let server: any Service =
             if let descriptor = activated.first {

@@ -69,7 +69,7 @@ def test_ready_only_once_listening_then_stopping_on_sigterm(tmp_path):
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz", timeout=2) as response:
             assert response.status == 200
         status = [m for _, m in notify.messages if "STATUS=" in m][0]
-        assert f"STATUS=Listening on 127.0.0.1:{port}, project {PROJECT}" in status
+        assert f"STATUS=Listening on 127.0.0.1:{port}, project {PROJECT}, 0 accounts" in status
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=20) == 0
         notify.wait_for("STOPPING=1")
@@ -191,3 +191,48 @@ def test_socket_activation(tmp_path):
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=20)
+
+
+JOURNAL_SOCKET = "/run/systemd/journal/socket"
+
+
+@pytest.mark.skipif(os.path.exists(JOURNAL_SOCKET) or os.geteuid() != 0,
+                    reason="needs to stand in for journald's socket (absent here, and root to create it)")
+def test_journal_entries_carry_sms_fields(tmp_path):
+    os.makedirs(os.path.dirname(JOURNAL_SOCKET), exist_ok=True)
+    journal = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    journal.bind(JOURNAL_SOCKET)
+    journal.settimeout(0.2)
+    port = free_port()
+    proc = subprocess.Popen([BINARY, "serve", "--ephemeral", "--port", str(port), "--project", PROJECT,
+                             "--log-format", "journal"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    entries = []
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                requests.get(f"http://127.0.0.1:{port}/readyz", timeout=1)
+                break
+            except requests.ConnectionError:
+                assert time.monotonic() < deadline
+                time.sleep(0.05)
+        requests.post(f"http://127.0.0.1:{port}/identitytoolkit.googleapis.com/v1/accounts:sendVerificationCode",
+                      params={"key": "k"}, json={"phoneNumber": "+15555550197"}).raise_for_status()
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and not any(b"AUTHEMU_EVENT=sms" in e for e in entries):
+            try:
+                entries.append(journal.recv(65536))
+            except socket.timeout:
+                pass
+    finally:
+        proc.kill()
+        journal.close()
+        os.unlink(JOURNAL_SOCKET)
+    sms = [dict(line.split("=", 1) for line in e.decode().split("\n") if "=" in line)
+           for e in entries if b"AUTHEMU_EVENT=sms" in e][0]
+    assert sms["MESSAGE"].startswith("To verify the phone number +15555550197, use the code ")
+    assert sms["AUTHEMU_PHONE"] == "+15555550197"
+    assert sms["AUTHEMU_CODE"] == sms["MESSAGE"].split()[-1].rstrip(".")
+    assert sms["AUTHEMU_PROJECT"] == PROJECT
+    assert sms["PRIORITY"] == "6"
+    assert sms["SYSLOG_IDENTIFIER"] == "authemu"

@@ -14,6 +14,8 @@ public protocol UserRepository {
     /// Users in localId order, strictly after `after`, at most `limit` (nil = all).
     func listUsers(_ scope: Scope, after: String?, limit: Int?, descending: Bool) throws -> [UserRecord]
     func countUsers(_ scope: Scope) throws -> Int
+    /// Accounts in every project and tenant (for status lines).
+    func countAllUsers() throws -> Int
     /// Tenant ids (nil for the top level) that have users in a project.
     func tenantsWithUsers(projectId: String) throws -> [String?]
 }

@@ -4,10 +4,6 @@ import Logging
 import ServiceLifecycle
 import UnixSignals
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
 /// Pings the systemd watchdog at half its interval, but only while the server answers
 /// `/healthz`: a hung server stops the pings and systemd restarts it.
 struct WatchdogService: Service {
@@ -20,7 +16,9 @@ struct WatchdogService: Service {
         let period = interval / 2
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             let (host, port) = (self.host, self.port)
-            let healthy = await Task.detached { HealthProbe.answers(host: host, port: port, timeout: period) }.value
+            let healthy = await Task.detached {
+                LoopbackHTTP.get(host: host, port: port, path: "/healthz", timeout: period)?.status == 200
+            }.value
             if healthy {
                 Systemd.notify("WATCHDOG=1")
             } else {

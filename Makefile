@@ -1,0 +1,36 @@
+# authemu: release binary and Debian package.
+VERSION ?= 0.1.0
+ARCH := $(shell dpkg --print-architecture)
+DEB := build/authemu_$(VERSION)_$(ARCH).deb
+ROOT := build/deb
+
+.PHONY: release deb lint-deb clean
+
+release:
+	swift build -c release --static-swift-stdlib --product authemu
+
+deb: release
+		rm -rf $(ROOT) && mkdir -p $(ROOT)/DEBIAN $(ROOT)/usr/bin $(ROOT)/lib/systemd/system \
+	  $(ROOT)/etc/authemu $(ROOT)/usr/share/doc/authemu $(ROOT)/usr/share/man/man1 \
+	  $(ROOT)/usr/share/lintian/overrides
+	install -m 0755 -s .build/release/authemu $(ROOT)/usr/bin/authemu
+	install -m 0644 deploy/authemu.service deploy/authemu.socket $(ROOT)/lib/systemd/system/
+	install -m 0644 deploy/authemu.yaml $(ROOT)/etc/authemu/authemu.yaml
+		install -m 0644 deploy/debian/copyright $(ROOT)/usr/share/doc/authemu/copyright
+	install -m 0644 README.md $(ROOT)/usr/share/doc/authemu/README.md
+		gzip -9n -c deploy/debian/changelog > $(ROOT)/usr/share/doc/authemu/changelog.gz
+	gzip -9n -c deploy/debian/authemu.1 > $(ROOT)/usr/share/man/man1/authemu.1.gz
+	install -m 0644 deploy/debian/lintian-overrides $(ROOT)/usr/share/lintian/overrides/authemu
+	chmod 0644 $(ROOT)/usr/share/doc/authemu/changelog.gz $(ROOT)/usr/share/man/man1/authemu.1.gz
+	install -m 0644 deploy/debian/conffiles $(ROOT)/DEBIAN/conffiles
+	install -m 0755 deploy/debian/postinst deploy/debian/prerm deploy/debian/postrm $(ROOT)/DEBIAN/
+	sed -e 's/@VERSION@/$(VERSION)/' -e 's/@ARCH@/$(ARCH)/' \
+	  -e "s/@SIZE@/$$(du -sk --exclude=DEBIAN $(ROOT) | cut -f1)/" deploy/debian/control > $(ROOT)/DEBIAN/control
+	dpkg-deb --root-owner-group --build $(ROOT) $(DEB)
+	@echo "built $(DEB)"
+
+lint-deb: deb
+	lintian --fail-on error $(DEB)
+
+clean:
+	rm -rf build
