@@ -1,0 +1,132 @@
+"""Durability under faults (issue 8 §3): SIGKILL under write load, full and read-only disks,
+damaged database files. The short version runs in CI; AUTHEMU_FAULT_KILLS sets the kill count."""
+import os
+import random
+import shutil
+import subprocess
+import threading
+import time
+
+import pytest
+import requests
+
+from conftest import BINARY, PROJECT, Api, Daemon
+
+KILLS = int(os.environ.get("AUTHEMU_FAULT_KILLS", "20"))
+
+
+def writer(api, stop, acknowledged, prefix):
+    """signUp, then enrol a factor through the admin API; records only what was answered 200."""
+    index = 0
+    session = requests.Session()
+    while not stop.is_set():
+        index += 1
+        email = f"{prefix}-{index}@example.com"
+        try:
+            created = session.post(f"{api.base}/identitytoolkit.googleapis.com/v1/accounts:signUp",
+                                   params={"key": "k"}, json={"email": email, "password": "secret123"}, timeout=5)
+            if created.status_code != 200:
+                continue
+            local_id = created.json()["localId"]
+            acknowledged.append(("user", local_id, None))
+            enrolled = session.post(
+                f"{api.base}/identitytoolkit.googleapis.com/v1/projects/{PROJECT}/accounts:update",
+                headers={"Authorization": "Bearer owner"},
+                json={"localId": local_id, "mfa": {"enrollments": [{"mfaEnrollmentId": f"f-{index}",
+                                                                    "phoneInfo": "+15555550100"}]}}, timeout=5)
+            if enrolled.status_code == 200:
+                acknowledged.append(("factor", local_id, f"f-{index}"))
+        except requests.RequestException:
+            return
+
+
+def test_acknowledged_writes_survive_repeated_sigkill(tmp_path):
+    daemon = Daemon(tmp_path, ephemeral=False)
+    acknowledged = []
+    rng = random.Random(8)
+    for round_number in range(KILLS):
+        daemon.start()
+        api = Api(daemon.base)
+        stop = threading.Event()
+        threads = [threading.Thread(target=writer, args=(api, stop, acknowledged, f"r{round_number}t{t}"))
+                   for t in range(3)]
+        for thread in threads:
+            thread.start()
+        time.sleep(rng.uniform(0.05, 0.4))  # a random point in the write load
+        assert daemon.kill() == -9
+        stop.set()
+        for thread in threads:
+            thread.join(timeout=10)
+    daemon.start()
+    try:
+        api = Api(daemon.base)
+        users = api.admin("GET", f"v1/projects/{PROJECT}/accounts:batchGet", params={"maxResults": -1}).json()
+        stored = {u["localId"]: {f["mfaEnrollmentId"] for f in u.get("mfaInfo", [])} for u in users.get("users", [])}
+    finally:
+        daemon.stop()
+    lost = [entry for entry in acknowledged
+            if entry[1] not in stored or (entry[0] == "factor" and entry[2] not in stored[entry[1]])]
+    check = subprocess.run(["sqlite3", str(daemon.data), "PRAGMA integrity_check;"], capture_output=True, text=True)
+    print(f"\nSIGKILL x{KILLS}: acknowledged {len(acknowledged)}, lost {len(lost)}, "
+          f"integrity_check {check.stdout.strip()}")
+    assert len(acknowledged) > KILLS
+    assert lost == []
+    assert check.stdout.strip() == "ok"
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="mounting a small tmpfs needs root")
+def test_full_disk_answers_503_and_recovers(tmp_path):
+    mount = tmp_path / "small"
+    mount.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", str(mount)]).returncode != 0:
+        pytest.skip("cannot mount tmpfs here")
+    daemon = Daemon(tmp_path, ephemeral=False)
+    daemon.data = mount / "state.sqlite"
+    try:
+        daemon.start()
+        api = Api(daemon.base)
+        assert api.v1("accounts:signUp", {"email": "before@example.com", "password": "secret123"}).status_code == 200
+        filler = mount / "filler"
+        subprocess.run(["dd", "if=/dev/zero", f"of={filler}", "bs=64k", "count=100"], capture_output=True)
+        statuses = set()
+        for index in range(200):
+            response = api.v1("accounts:signUp", {"email": f"full{index}@example.com", "password": "secret123",
+                                                  "displayName": "x" * 2000})
+            statuses.add(response.status_code)
+            if response.status_code == 503:
+                assert response.json()["error"]["status"] == "UNAVAILABLE"
+                break
+        assert 503 in statuses, statuses
+        assert statuses <= {200, 503}
+        filler.unlink()
+        recovered = api.v1("accounts:signUp", {"email": "after@example.com", "password": "secret123"})
+        assert recovered.status_code == 200, recovered.text
+        signed_in = api.v1("accounts:signInWithPassword", {"email": "before@example.com", "password": "secret123"})
+        assert signed_in.status_code == 200
+        assert requests.get(f"{daemon.base}/readyz").status_code == 200
+    finally:
+        daemon.stop()
+        subprocess.run(["umount", "-l", str(mount)])
+
+
+@pytest.mark.parametrize("damage", ["truncate", "garbage"])
+def test_damaged_database_refuses_to_start_and_is_not_modified(tmp_path, damage):
+    daemon = Daemon(tmp_path, ephemeral=False)
+    daemon.start()
+    api = Api(daemon.base)
+    for index in range(200):
+        api.v1("accounts:signUp", {"email": f"d{index}@example.com", "password": "secret123",
+                                   "displayName": "y" * 500})
+    daemon.stop()
+    data = daemon.data.read_bytes()
+    if damage == "truncate":
+        daemon.data.write_bytes(data[: len(data) // 2])
+    else:
+        daemon.data.write_bytes(data[:100] + os.urandom(len(data) - 100))
+    before = daemon.data.read_bytes()
+    run = subprocess.run([BINARY, "serve", "--port", "0", "--data", str(daemon.data)],
+                         capture_output=True, text=True, timeout=30)
+    assert run.returncode == 2
+    message = run.stderr
+    assert ("truncated" in message) if damage == "truncate" else ("refusing to touch it" in message or "cannot" in message)
+    assert daemon.data.read_bytes() == before
