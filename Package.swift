@@ -74,6 +74,11 @@ let package = Package(
                 .product(name: "Yams", package: "Yams"),
             ]
         ),
+        .executableTarget(
+            name: "authemu-bench-baseline",
+            dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
+            path: "Sources/authemu-bench-baseline"
+        ),
         .testTarget(
             name: "AuthEmulatorTests",
             dependencies: [

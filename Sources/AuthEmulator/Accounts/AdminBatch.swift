@@ -44,7 +44,7 @@ extension Emulator {
         let scope = caller.scope
         let random = self.random
         let errors: [JSONValue] = try await store.write { tx in
-            _ = try Emulator.settings(tx, scope)
+            _ = try self.settings(tx, scope)
             var errors: [JSONValue] = []
             for (index, input) in users.enumerated() {
                 do {

@@ -21,7 +21,7 @@ extension Emulator {
         let random = self.random
         let nowMillis = nowMillisString
         let (user, isNew, settings): (UserRecord, Bool, ScopeSettings) = try await store.write { tx in
-            let settings = try Emulator.settings(tx, scope)
+            let settings = try self.settings(tx, scope)
             if settings.disableAuth { throw AuthError.projectDisabled }
             if !settings.emailLinkEnabled { throw AuthError.operationNotAllowed }
             guard let code = request.oobCode, !code.isEmpty else { throw AuthError.missingOobCode }
@@ -77,7 +77,7 @@ extension Emulator {
         let scope = caller.scope
         let sessionId = request.sessionId ?? random.alphanumeric(27)
         let (users, settings): ([UserRecord], ScopeSettings) = try await store.read { tx in
-            let settings = try Emulator.readSettings(tx, scope)
+            let settings = try self.settings(tx, scope, create: false)
             if settings.disableAuth { throw AuthError.projectDisabled }
             return (try tx.users(scope, email: identifier), settings)
         }

@@ -38,7 +38,7 @@ extension Emulator {
         let scope = caller.scope
         if request.initialEmail != nil { throw AuthError.notImplemented("lookup by initialEmail") }
         let users: [UserRecord] = try await store.read { tx in
-            let settings = try Emulator.readSettings(tx, scope)
+            let settings = try self.settings(tx, scope, create: false)
             if settings.disableAuth { throw AuthError.projectDisabled }
             var found: [UserRecord] = []
             func add(_ user: UserRecord?) {

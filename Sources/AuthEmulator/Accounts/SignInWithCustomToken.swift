@@ -28,7 +28,7 @@ extension Emulator {
         }
         let scope = caller.scope
         let (user, isNew): (UserRecord, Bool) = try await store.write { tx in
-            let settings = try Emulator.settings(tx, scope)
+            let settings = try self.settings(tx, scope)
             if settings.disableAuth { throw AuthError.projectDisabled }
             var user = try tx.user(scope, localId: uid)
             let isNew = user == nil

@@ -24,7 +24,7 @@ extension Emulator {
         let nowMillis = nowMillisString
         typealias Outcome = (user: UserRecord, isNew: Bool, settings: ScopeSettings, needConfirmation: Bool)
         let outcome: Outcome = try await store.write { tx in
-            let settings = try Emulator.settings(tx, scope)
+            let settings = try self.settings(tx, scope)
             if settings.disableAuth { throw AuthError.projectDisabled }
             var user: UserRecord
             var isNew = false

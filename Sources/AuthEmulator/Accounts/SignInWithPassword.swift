@@ -19,7 +19,7 @@ extension Emulator {
         }
         let scope = caller.scope
         let (user, settings): (UserRecord, ScopeSettings) = try await store.write { tx in
-            let settings = try Emulator.settings(tx, scope)
+            let settings = try self.settings(tx, scope)
             if settings.disableAuth { throw AuthError.projectDisabled }
             try Emulator.verifyPasswordRecaptcha(
                 tx, token: request.captchaResponse, clientType: request.clientType, version: request.recaptchaVersion,

@@ -32,7 +32,7 @@ extension Emulator {
         let nowMillis = nowMillisString
         let random = self.random
         let result: (UserRecord, String?) = try await store.write { tx in
-            let settings = try Emulator.settings(tx, scope)
+            let settings = try self.settings(tx, scope)
             if settings.disableAuth { throw AuthError.projectDisabled }
             if request.localId != nil, !caller.isAdmin { throw AuthError("UNEXPECTED_PARAMETER", "User ID") }
             if !caller.isAdmin, request.email != nil || request.password != nil {

@@ -37,7 +37,7 @@ extension Emulator {
         let now = clock.now()
         let nowMillis = nowMillisString
         let (user, claims, reissue): (UserRecord, IdTokenClaims?, Bool) = try await store.write { tx in
-            let settings = try Emulator.settings(tx, scope)
+            let settings = try self.settings(tx, scope)
             if settings.disableAuth { throw AuthError.projectDisabled }
             var user: UserRecord
             var claims: IdTokenClaims?
@@ -195,7 +195,7 @@ extension Emulator {
     public func deleteAccount(idToken: String?, localId: String?, caller: Caller) async throws -> JSONValue {
         let scope = caller.scope
         try await store.write { tx in
-            let settings = try Emulator.settings(tx, scope)
+            let settings = try self.settings(tx, scope)
             if settings.disableAuth { throw AuthError.projectDisabled }
             let target: String
             if let idToken {

@@ -86,7 +86,7 @@ extension Emulator {
     /// when the request then fails.
     func takeCredentialFault(_ scope: Scope) async throws -> Bool {
         try await store.write { tx in
-            guard try Emulator.readSettings(tx, scope).emulator.appVerificationEnforced else { return false }
+            guard try self.settings(tx, scope, create: false).emulator.appVerificationEnforced else { return false }
             return try tx.takeFault(scope, .credential)
         }
     }
@@ -124,7 +124,7 @@ extension Emulator {
         let secret = random.base64URL(24)
         let now = clock.now()
         let push: ApnsPush? = try await store.write { tx in
-            let settings = try Emulator.settings(tx, scope)
+            let settings = try self.settings(tx, scope)
             if settings.disableAuth { throw AuthError.projectDisabled }
             try tx.saveCredential(
                 IssuedCredential(
@@ -185,7 +185,7 @@ extension Emulator {
         guard let version, !version.isEmpty else { throw AuthError("MISSING_RECAPTCHA_VERSION") }
         guard version == "RECAPTCHA_ENTERPRISE" else { throw AuthError("INVALID_RECAPTCHA_VERSION") }
         let scope = caller.scope
-        let settings = try await store.read { tx in try Emulator.readSettings(tx, scope) }
+        let settings = try await store.read { tx in try self.settings(tx, scope, create: false) }
         let type =
             switch clientType {
             case "CLIENT_TYPE_IOS": "IOS"
@@ -218,7 +218,7 @@ extension Emulator {
     /// `GET v2/passwordPolicy` from the scope's `passwordPolicyConfig`.
     public func passwordPolicy(caller: Caller) async throws -> JSONValue {
         let scope = caller.scope
-        let settings = try await store.read { tx in try Emulator.readSettings(tx, scope) }
+        let settings = try await store.read { tx in try self.settings(tx, scope, create: false) }
         let policy = settings.passwordPolicy
         var options: [String: JSONValue] = ["minPasswordLength": 6, "maxPasswordLength": 4096]
         if let custom = policy["passwordPolicyVersions"]?.arrayValue?.first?["customStrengthOptions"]?.objectValue {

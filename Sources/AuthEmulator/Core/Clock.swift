@@ -33,10 +33,13 @@ extension Date {
     public var epochSeconds: Int64 { Int64(timeIntervalSince1970.rounded(.down)) }
 
     /// RFC 3339 UTC with milliseconds, e.g. `2022-08-01T18:31:15.426Z` (iOS needs the fraction).
-    public var rfc3339Millis: String {
+    public var rfc3339Millis: String { Self.rfc3339Formatter.string(from: self) }
+
+    /// Creating a formatter costs far more than formatting; one is shared (it is thread-safe).
+    nonisolated(unsafe) private static let rfc3339Formatter: ISO8601DateFormatter = {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         formatter.timeZone = TimeZone(identifier: "UTC")
-        return formatter.string(from: self)
-    }
+        return formatter
+    }()
 }

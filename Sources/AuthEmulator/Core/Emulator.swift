@@ -42,6 +42,7 @@ public final class Emulator: Sendable {
     public let outboxSignal = OutboxSignal()
     /// Wakes long-polling APNs outbox readers.
     public let pushSignal = OutboxSignal()
+    let settingsCache = SettingsCache()
 
     public init(
         store: any AuthStore, clock: any AuthClock = SystemClock(), random: any RandomSource = SystemRandomSource(),
@@ -78,8 +79,22 @@ extension Emulator {
         return tenant
     }
 
-    /// Settings of a scope for the account flows. May create an implicit tenant, so call it in a
-    /// write transaction.
+    /// Settings of a scope, from the cache or the store. In a write transaction a tenant that does
+    /// not exist yet is created (implicitly, everything enabled); in a read it reads as that default.
+    func settings(_ tx: any StoreTransaction, _ scope: Scope, create: Bool = true) throws -> ScopeSettings {
+        let (cached, generation) = settingsCache.lookup(scope)
+        if let cached { return cached }
+        let settings = create ? try Emulator.settings(tx, scope) : try Emulator.readSettings(tx, scope)
+        if !create, scope.tenantId != nil, try tx.tenant(projectId: scope.projectId, tenantId: scope.tenantId!) == nil {
+            return settings
+        }
+        settingsCache.store(settings, for: scope, generation: generation)
+        return settings
+    }
+
+    /// Called after any write to a project config or tenant has committed.
+    func settingsChanged() { settingsCache.invalidate() }
+
     static func settings(_ tx: any StoreTransaction, _ scope: Scope) throws -> ScopeSettings {
         let config = try projectConfig(tx, projectId: scope.projectId)
         guard let tenantId = scope.tenantId else { return ScopeSettings(projectConfig: config) }

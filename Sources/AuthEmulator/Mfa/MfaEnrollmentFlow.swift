@@ -35,7 +35,7 @@ extension Emulator {
             case totp(TotpEnrollmentSession)
         }
         let started: Started = try await store.write { tx in
-            let settings = try Emulator.settings(tx, scope)
+            let settings = try self.settings(tx, scope)
             let (user, _) = try Emulator.enrollmentUser(
                 tx, settings: settings, totp: totp, idToken: request.idToken, scope: scope, tokens: self.tokens,
                 requireVerifiedEmail: true)
@@ -96,7 +96,7 @@ extension Emulator {
             case failed(AuthError)
         }
         let outcome: Outcome = try await store.write { tx in
-            let settings = try Emulator.settings(tx, scope)
+            let settings = try self.settings(tx, scope)
             var (user, claims) = try Emulator.enrollmentUser(
                 tx, settings: settings, totp: totp, idToken: request.idToken, scope: scope, tokens: self.tokens,
                 requireVerifiedEmail: false)
@@ -175,7 +175,7 @@ extension Emulator {
         guard let idToken = request.idToken, !idToken.isEmpty else { throw AuthError.missingIdToken }
         let claims = try tokens.decodeIdToken(idToken)
         let user: UserRecord = try await store.write { tx in
-            let settings = try Emulator.settings(tx, scope)
+            let settings = try self.settings(tx, scope)
             if settings.disableAuth { throw AuthError.projectDisabled }
             var user = try Emulator.userForIdToken(tx, claims, scope: scope)
             guard let id = request.mfaEnrollmentId, !id.isEmpty else {

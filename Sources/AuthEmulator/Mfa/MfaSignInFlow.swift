@@ -25,7 +25,7 @@ extension Emulator {
         let now = clock.now()
         let injectedFailure = try await takeCredentialFault(scope)
         let message: SmsMessage = try await store.write { tx in
-            let settings = try Emulator.settings(tx, scope)
+            let settings = try self.settings(tx, scope)
             if settings.disableAuth { throw AuthError.projectDisabled }
             if !settings.smsMfaEnabled { throw AuthError.smsMfaNotEnabled }
             guard let text = request.mfaPendingCredential, !text.isEmpty else {
@@ -62,7 +62,7 @@ extension Emulator {
             case failed(AuthError)
         }
         let outcome: Outcome = try await store.write { tx in
-            let settings = try Emulator.settings(tx, scope)
+            let settings = try self.settings(tx, scope)
             if settings.disableAuth { throw AuthError.projectDisabled }
             let totp = request.totpVerificationInfo != nil && request.phoneVerificationInfo == nil
             if totp, settings.totpProviderConfig == nil { throw AuthError.totpMfaNotEnabled }

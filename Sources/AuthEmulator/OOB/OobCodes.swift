@@ -40,7 +40,7 @@ extension Emulator {
         let options = self.options
         let created = clock.now().timeIntervalSince1970 * 1000
         let issued: OobCode? = try await store.write { tx in
-            let settings = try Emulator.settings(tx, scope)
+            let settings = try self.settings(tx, scope)
             if settings.disableAuth { throw AuthError.projectDisabled }
             if !caller.isAdmin {
                 try Emulator.verifyPasswordRecaptcha(
@@ -142,7 +142,7 @@ extension Emulator {
         let nowMillis = nowMillisString
         let now = clock.now()
         let oob: OobCode = try await store.write { tx in
-            let settings = try Emulator.settings(tx, scope)
+            let settings = try self.settings(tx, scope)
             if settings.disableAuth { throw AuthError.projectDisabled }
             guard let oob = try tx.oobCode(scope, code: code) else { throw AuthError.invalidOobCode }
             guard let newPassword = request.newPassword else { return oob }

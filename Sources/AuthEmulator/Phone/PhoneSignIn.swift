@@ -33,7 +33,7 @@ extension Emulator {
         let scope = caller.scope
         let injectedFailure = try await takeCredentialFault(scope)
         let message: SmsMessage = try await store.write { tx in
-            let settings = try Emulator.settings(tx, scope)
+            let settings = try self.settings(tx, scope)
             if settings.disableAuth { throw AuthError.projectDisabled }
             guard let phone = request.phoneNumber, Validation.isPhoneNumber(phone) else {
                 throw AuthError.invalidPhoneNumber
@@ -64,7 +64,7 @@ extension Emulator {
             case failed(AuthError)
         }
         let outcome: Outcome = try await store.write { tx in
-            let settings = try Emulator.settings(tx, scope)
+            let settings = try self.settings(tx, scope)
             if settings.disableAuth { throw AuthError.projectDisabled }
             let phone: String
             if let proofText = request.temporaryProof, !proofText.isEmpty {

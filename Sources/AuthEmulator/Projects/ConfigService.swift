@@ -9,6 +9,7 @@ extension Emulator {
     /// PATCH with `updateMask` (dotted paths); an empty mask replaces the whole config.
     public func updateProjectConfig(projectId: String, patch: JSONValue, updateMask: [String]) async throws -> JSONValue
     {
+        defer { settingsChanged() }
         guard patch.objectValue != nil else { throw AuthError.invalidJSON("/ should be object") }
         try ConfigValidation.validateProjectConfig(patch)
         return try await store.write { tx in
@@ -49,6 +50,7 @@ extension Emulator {
     // MARK: tenants
 
     public func createTenant(projectId: String, body: JSONValue) async throws -> JSONValue {
+        defer { settingsChanged() }
         try ConfigValidation.validateTenant(body)
         let tenantId = random.alphanumeric(28)
         return try await store.write { tx in
@@ -70,6 +72,7 @@ extension Emulator {
     public func updateTenant(projectId: String, tenantId: String, patch: JSONValue, updateMask: [String]) async throws
         -> JSONValue
     {
+        defer { settingsChanged() }
         guard patch.objectValue != nil else { throw AuthError.invalidJSON("/ should be object") }
         try ConfigValidation.validateTenant(patch)
         return try await store.write { tx in
@@ -87,6 +90,7 @@ extension Emulator {
     }
 
     public func deleteTenant(projectId: String, tenantId: String) async throws -> JSONValue {
+        defer { settingsChanged() }
         try await store.write { tx in
             guard try tx.deleteTenant(projectId: projectId, tenantId: tenantId) else {
                 throw AuthError("TENANT_NOT_FOUND")

@@ -5,6 +5,7 @@ import Foundation
 /// on reload): keys given in the file win over what is stored; anything else stays as it is.
 extension Emulator {
     public func applyProjectSeeds(_ projects: JSONValue) async throws {
+        defer { settingsChanged() }
         guard let map = projects.objectValue else { throw SeedError("projects: must be a mapping of project ids") }
         for (projectId, seed) in map.sorted(by: { $0.key < $1.key }) {
             guard let fields = seed.objectValue else { throw SeedError("projects.\(projectId): must be a mapping") }
