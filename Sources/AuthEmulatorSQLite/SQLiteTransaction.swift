@@ -20,22 +20,23 @@ struct SQLiteTransaction: StoreTransaction {
 
     func user(_ scope: Scope, localId: String) throws -> UserRecord? {
         try Data.fetchOne(
-            db, sql: "SELECT data FROM users WHERE project_id = ? AND tenant_id = ? AND local_id = ?",
+            db.cachedStatement(sql: "SELECT data FROM users WHERE project_id = ? AND tenant_id = ? AND local_id = ?"),
             arguments: [scope.projectId, tenantKey(scope), localId]
         ).map { try decode(UserRecord.self, $0) }
     }
 
     func users(_ scope: Scope, email: String) throws -> [UserRecord] {
         try Data.fetchAll(
-            db, sql: "SELECT data FROM users WHERE project_id = ? AND tenant_id = ? AND email = ? ORDER BY local_id",
+            // No ORDER BY here: it would make SQLite walk the primary key instead of the email index.
+            db.cachedStatement(sql: "SELECT data FROM users WHERE project_id = ? AND tenant_id = ? AND email = ?"),
             arguments: [scope.projectId, tenantKey(scope), email.lowercased()]
-        ).map { try decode(UserRecord.self, $0) }
+        ).map { try decode(UserRecord.self, $0) }.sorted { $0.localId < $1.localId }
     }
 
     func user(_ scope: Scope, phoneNumber: String) throws -> UserRecord? {
         try Data.fetchOne(
             db,
-            sql: "SELECT data FROM users WHERE project_id = ? AND tenant_id = ? AND phone_number = ? ORDER BY local_id",
+            sql: "SELECT data FROM users WHERE project_id = ? AND tenant_id = ? AND phone_number = ? LIMIT 1",
             arguments: [scope.projectId, tenantKey(scope), phoneNumber]
         ).map { try decode(UserRecord.self, $0) }
     }
@@ -55,17 +56,17 @@ struct SQLiteTransaction: StoreTransaction {
 
     func save(_ scope: Scope, _ user: UserRecord) throws {
         let tenant = tenantKey(scope)
-        try db.execute(
+        // Cached statements: these run on every sign-in, so compile them once per connection.
+        try db.cachedStatement(
             sql: """
                 INSERT OR REPLACE INTO users (project_id, tenant_id, local_id, email, phone_number, data)
                 VALUES (?, ?, ?, ?, ?, ?)
-                """,
-            arguments: [
-                scope.projectId, tenant, user.localId, user.email?.lowercased(), user.phoneNumber, encode(user),
-            ])
-        try db.execute(
-            sql: "DELETE FROM federated_ids WHERE project_id = ? AND tenant_id = ? AND local_id = ?",
-            arguments: [scope.projectId, tenant, user.localId])
+                """
+        ).execute(arguments: [
+            scope.projectId, tenant, user.localId, user.email?.lowercased(), user.phoneNumber, encode(user),
+        ])
+        try db.cachedStatement(sql: "DELETE FROM federated_ids WHERE project_id = ? AND tenant_id = ? AND local_id = ?")
+            .execute(arguments: [scope.projectId, tenant, user.localId])
         for provider in user.providers where provider.providerId != "password" && provider.providerId != "phone" {
             guard let rawId = provider.rawId else { continue }
             try db.execute(
@@ -131,7 +132,7 @@ struct SQLiteTransaction: StoreTransaction {
         try Data.fetchOne(
             db, sql: "SELECT data FROM tenants WHERE project_id = ? AND tenant_id = ?",
             arguments: [projectId, tenantId]
-        ).map { try decode(JSONValue.self, $0) }
+        ).map { try JSONValue.parse($0) }
     }
 
     func saveTenant(projectId: String, tenantId: String, _ tenant: JSONValue) throws {
@@ -158,14 +159,14 @@ struct SQLiteTransaction: StoreTransaction {
             sql += " LIMIT ?"
             arguments += [limit]
         }
-        return try Data.fetchAll(db, sql: sql, arguments: arguments).map { try decode(JSONValue.self, $0) }
+        return try Data.fetchAll(db, sql: sql, arguments: arguments).map { try JSONValue.parse($0) }
     }
 
     // MARK: project configs
 
     func projectConfig(projectId: String) throws -> JSONValue? {
         try Data.fetchOne(db, sql: "SELECT data FROM project_configs WHERE project_id = ?", arguments: [projectId])
-            .map { try decode(JSONValue.self, $0) }
+            .map { try JSONValue.parse($0) }
     }
 
     func saveProjectConfig(projectId: String, _ config: JSONValue) throws {
@@ -208,7 +209,7 @@ struct SQLiteTransaction: StoreTransaction {
         try Data.fetchOne(
             db, sql: "SELECT data FROM idp_configs WHERE project_id = ? AND tenant_id = ? AND kind = ? AND id = ?",
             arguments: [scope.projectId, tenantKey(scope), kind, id]
-        ).map { try decode(JSONValue.self, $0) }
+        ).map { try JSONValue.parse($0) }
     }
 
     func saveIdpConfig(_ scope: Scope, kind: String, id: String, _ config: JSONValue) throws {
@@ -228,6 +229,6 @@ struct SQLiteTransaction: StoreTransaction {
         try Data.fetchAll(
             db, sql: "SELECT data FROM idp_configs WHERE project_id = ? AND tenant_id = ? AND kind = ? ORDER BY id",
             arguments: [scope.projectId, tenantKey(scope), kind]
-        ).map { try decode(JSONValue.self, $0) }
+        ).map { try JSONValue.parse($0) }
     }
 }

@@ -150,7 +150,7 @@ extension Emulator {
         var response: [String: JSONValue] = [
             "kind": "identitytoolkit#SetAccountInfoResponse", "localId": .string(user.localId),
             "emailVerified": .bool(user.emailVerified ?? false),
-            "providerUserInfo": .array(user.providers.map { (try? JSONValue.from($0)) ?? .null }),
+            "providerUserInfo": .array(user.providers.map(\.jsonValue)),
         ]
         if let email = user.email { response["email"] = .string(email) }
         if let name = user.displayName { response["displayName"] = .string(name) }

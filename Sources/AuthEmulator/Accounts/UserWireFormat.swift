@@ -1,22 +1,58 @@
 import Foundation
 
+extension ProviderUserInfo {
+    var jsonValue: JSONValue {
+        var object: [String: JSONValue] = ["providerId": .string(providerId)]
+        object["rawId"] = rawId.map(JSONValue.string)
+        object["federatedId"] = federatedId.map(JSONValue.string)
+        object["email"] = email.map(JSONValue.string)
+        object["displayName"] = displayName.map(JSONValue.string)
+        object["photoUrl"] = photoUrl.map(JSONValue.string)
+        object["phoneNumber"] = phoneNumber.map(JSONValue.string)
+        object["screenName"] = screenName.map(JSONValue.string)
+        return .object(object)
+    }
+}
+
+extension MfaEnrollment {
+    /// The enrollment as lookups show it (never the TOTP secret).
+    var jsonValue: JSONValue {
+        var object: [String: JSONValue] = ["mfaEnrollmentId": .string(mfaEnrollmentId)]
+        object["displayName"] = displayName.map(JSONValue.string)
+        object["enrolledAt"] = enrolledAt.map(JSONValue.string)
+        object["phoneInfo"] = phoneInfo.map(JSONValue.string)
+        object["unobfuscatedPhoneInfo"] = unobfuscatedPhoneInfo.map(JSONValue.string)
+        object["totpInfo"] = totpInfo
+        return .object(object)
+    }
+}
+
 extension UserRecord {
     /// The user as `accounts:lookup` / `batchGet` show it: password hash redacted, salt and TOTP
-    /// secrets left out, `emailVerified` always present.
+    /// secrets left out, `emailVerified` always present. Built field by field (this is on the
+    /// hot path of every lookup).
     public var wireValue: JSONValue {
-        guard case .object(var object) = (try? JSONValue.from(self)) ?? .object([:]) else { return .object([:]) }
-        object["salt"] = nil
-        if object["passwordHash"] != nil { object["passwordHash"] = .string(PasswordHasher.redacted) }
-        object["emailVerified"] = .bool(emailVerified ?? false)
-        if let enrollments = object["mfaInfo"]?.arrayValue {
-            object["mfaInfo"] = .array(
-                enrollments.map { entry in
-                    guard case .object(var fields) = entry else { return entry }
-                    fields["totpSecret"] = nil
-                    fields["totpLastUsedStep"] = nil
-                    return .object(fields)
-                })
-        }
+        var object: [String: JSONValue] = [
+            "localId": .string(localId), "emailVerified": .bool(emailVerified ?? false),
+        ]
+        object["email"] = email.map(JSONValue.string)
+        object["displayName"] = displayName.map(JSONValue.string)
+        object["photoUrl"] = photoUrl.map(JSONValue.string)
+        object["phoneNumber"] = phoneNumber.map(JSONValue.string)
+        if passwordHash != nil { object["passwordHash"] = .string(PasswordHasher.redacted) }
+        object["passwordUpdatedAt"] = passwordUpdatedAt.map(JSONValue.number)
+        object["providerUserInfo"] = providerUserInfo.map { .array($0.map(\.jsonValue)) }
+        object["mfaInfo"] = mfaInfo.map { .array($0.map(\.jsonValue)) }
+        object["customAttributes"] = customAttributes.map(JSONValue.string)
+        object["disabled"] = disabled.map(JSONValue.bool)
+        object["createdAt"] = createdAt.map(JSONValue.string)
+        object["lastLoginAt"] = lastLoginAt.map(JSONValue.string)
+        object["lastRefreshAt"] = lastRefreshAt.map(JSONValue.string)
+        object["validSince"] = validSince.map(JSONValue.string)
+        object["tenantId"] = tenantId.map(JSONValue.string)
+        object["customAuth"] = customAuth.map(JSONValue.bool)
+        object["initialEmail"] = initialEmail.map(JSONValue.string)
+        object["emailLinkSignin"] = emailLinkSignin.map(JSONValue.bool)
         return .object(object)
     }
 

@@ -82,17 +82,29 @@ extension JSONValue: Codable {
 extension JSONValue {
     /// Parses JSON text; a syntax error becomes the firebase-tools `parseError` envelope.
     public static func parse(_ data: Data) throws(AuthError) -> JSONValue {
-        do {
-            return try JSONDecoder().decode(JSONValue.self, from: data)
-        } catch {
+        // JSONSerialization is several times faster here than decoding through `Decodable`, which
+        // has to probe each value's type by catching errors.
+        guard let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else {
             throw AuthError.malformedJSON("The body is not valid JSON.")
+        }
+        return JSONValue(foundation: object)
+    }
+
+    /// Converts JSONSerialization's output (booleans arrive as NSNumber of type `c`).
+    init(foundation value: Any) {
+        switch value {
+        case let text as String: self = .string(text)
+        case let number as NSNumber:
+            self = String(cString: number.objCType) == "c" ? .bool(number.boolValue) : .number(number.doubleValue)
+        case let array as [Any]: self = .array(array.map(JSONValue.init(foundation:)))
+        case let object as [String: Any]: self = .object(object.mapValues(JSONValue.init(foundation:)))
+        default: self = .null
         }
     }
 
     /// Encodes any value into a JSONValue (used to store and echo wire shapes).
     public static func from(_ value: some Encodable) throws -> JSONValue {
-        let data = try JSONEncoder().encode(value)
-        return try JSONDecoder().decode(JSONValue.self, from: data)
+        try parse(JSONEncoder().encode(value))
     }
 
     /// Serialised JSON text (stable key order).

@@ -49,7 +49,7 @@ extension Emulator {
         let claims = try tokens.decodeIdToken(idToken)
         let scope = caller.scope
         _ = try await store.read { tx in try Emulator.userForIdToken(tx, claims, scope: scope) }
-        let cookie = try await tokens.sessionCookie(from: claims, projectId: scope.projectId, validDuration: duration)
+        let cookie = try await tokens.sessionCookie(from: idToken, projectId: scope.projectId, validDuration: duration)
         return .object(["sessionCookie": .string(cookie)])
     }
 }
