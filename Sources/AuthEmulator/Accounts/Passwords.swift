@@ -50,3 +50,16 @@ public enum Validation {
 
     public static let minimumPasswordLength = 6
 }
+
+extension UserRecord {
+    /// Sets a new password (salted hash) and makes sure the `password` provider is linked.
+    mutating func setPassword(_ password: String, random: any RandomSource, nowMillis: String) {
+        let hashed = PasswordHasher.hash(password, random: random)
+        passwordHash = hashed.hash
+        salt = hashed.salt
+        passwordUpdatedAt = Double(nowMillis)
+        if let email {
+            upsertProvider(ProviderUserInfo(providerId: "password", rawId: email, federatedId: email, email: email))
+        }
+    }
+}

@@ -73,14 +73,7 @@ extension Emulator {
             }
             if let password = request.password {
                 if password.count < Validation.minimumPasswordLength { throw AuthError.weakPassword }
-                let hashed = PasswordHasher.hash(password, random: random)
-                user.passwordHash = hashed.hash
-                user.salt = hashed.salt
-                user.passwordUpdatedAt = Double(nowMillis)
-                if let email = user.email {
-                    user.upsertProvider(
-                        ProviderUserInfo(providerId: "password", rawId: email, federatedId: email, email: email))
-                }
+                user.setPassword(password, random: random, nowMillis: nowMillis)
             }
             if request.idToken == nil, request.email == nil, request.password == nil, !caller.isAdmin {
                 if !settings.anonymousEnabled { throw AuthError.adminOnlyOperation }

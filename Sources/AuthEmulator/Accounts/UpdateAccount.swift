@@ -90,15 +90,8 @@ extension Emulator {
             }
             if let password = request.password {
                 if password.count < Validation.minimumPasswordLength { throw AuthError.weakPassword }
-                let hashed = PasswordHasher.hash(password, random: random)
-                user.passwordHash = hashed.hash
-                user.salt = hashed.salt
-                user.passwordUpdatedAt = Double(nowMillis)
+                user.setPassword(password, random: random, nowMillis: nowMillis)
                 user.validSince = String(now.epochSeconds)
-                if let email = user.email {
-                    user.upsertProvider(
-                        ProviderUserInfo(providerId: "password", rawId: email, federatedId: email, email: email))
-                }
                 reissue = true
             }
             if let verified = request.emailVerified { user.emailVerified = verified }

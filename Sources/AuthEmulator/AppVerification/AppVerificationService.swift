@@ -165,14 +165,7 @@ extension Emulator {
     }
 
     public func apnsPushes(_ scope: Scope, afterId: Int64?, limit: Int?, wait: Double) async throws -> [ApnsPush] {
-        let deadline = Date().addingTimeInterval(min(max(wait, 0), 30))
-        while true {
-            let seen = await pushSignal.version
-            let found = try await store.read { tx in try tx.listPushes(scope, afterId: afterId, limit: limit) }
-            let remaining = deadline.timeIntervalSinceNow
-            if !found.isEmpty || remaining <= 0 { return found }
-            await pushSignal.wait(seconds: remaining, since: seen)
-        }
+        try await longPoll(pushSignal, wait: wait) { tx in try tx.listPushes(scope, afterId: afterId, limit: limit) }
     }
 
     public func clearApnsPushes(_ scope: Scope) async throws {

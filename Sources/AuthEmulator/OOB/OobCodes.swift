@@ -150,16 +150,9 @@ extension Emulator {
             if !settings.passwordSignUpEnabled { throw AuthError.passwordLoginDisabled }
             if newPassword.count < Validation.minimumPasswordLength { throw AuthError.weakPassword }
             guard var user = try Emulator.oobUser(tx, oob, scope: scope) else { throw AuthError.invalidOobCode }
-            let hashed = PasswordHasher.hash(newPassword, random: random)
-            user.passwordHash = hashed.hash
-            user.salt = hashed.salt
-            user.passwordUpdatedAt = Double(nowMillis)
+            user.setPassword(newPassword, random: random, nowMillis: nowMillis)
             user.validSince = String(now.epochSeconds)
             user.emailVerified = true
-            if let email = user.email {
-                user.upsertProvider(
-                    ProviderUserInfo(providerId: "password", rawId: email, federatedId: email, email: email))
-            }
             try tx.save(scope, user)
             try tx.deleteOobCode(scope, code: code)
             return oob

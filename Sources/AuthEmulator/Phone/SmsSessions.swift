@@ -126,13 +126,21 @@ extension Emulator {
     /// The outbox of a scope; with `wait` > 0 and nothing matching, waits up to that many seconds
     /// for a matching message to be sent.
     public func smsMessages(_ scope: Scope, _ query: SmsQuery, wait: Double) async throws -> [SmsMessage] {
+        try await longPoll(outboxSignal, wait: wait) { tx in try tx.listSms(scope, query) }
+    }
+
+    /// Runs `query` until it finds something or `wait` seconds (at most 30) have passed, waking
+    /// when `signal` says something was written.
+    func longPoll<T: Sendable>(
+        _ signal: OutboxSignal, wait: Double, _ query: @escaping @Sendable (any StoreTransaction) throws -> [T]
+    ) async throws -> [T] {
         let deadline = Date().addingTimeInterval(min(max(wait, 0), 30))
         while true {
-            let seen = await outboxSignal.version
-            let found = try await store.read { tx in try tx.listSms(scope, query) }
+            let seen = await signal.version
+            let found = try await store.read(query)
             let remaining = deadline.timeIntervalSinceNow
             if !found.isEmpty || remaining <= 0 { return found }
-            await outboxSignal.wait(seconds: remaining, since: seen)
+            await signal.wait(seconds: remaining, since: seen)
         }
     }
 
