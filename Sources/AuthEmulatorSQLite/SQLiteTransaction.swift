@@ -203,6 +203,12 @@ struct SQLiteTransaction: StoreTransaction {
         ).map { try decode(OobCode.self, $0) }
     }
 
+    func deleteAllOobCodes(_ scope: Scope) throws {
+        try db.execute(
+            sql: "DELETE FROM oob_codes WHERE project_id = ? AND tenant_id = ?",
+            arguments: [scope.projectId, tenantKey(scope)])
+    }
+
     // MARK: IdP configs
 
     func idpConfig(_ scope: Scope, kind: String, id: String) throws -> JSONValue? {

@@ -85,3 +85,17 @@ enum ImportRunner {
         }
     }
 }
+
+/// `authemu reset`: empties a project's state (accounts, outboxes, codes), keeping its config.
+struct Reset: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Remove a project's accounts, SMS/APNs outboxes and email codes (config and tenants are kept).")
+    @OptionGroup var options: StoreOptions
+
+    func run() async throws {
+        let (emulator, store, config) = try await options.emulator()
+        let removed = try await emulator.resetProject(config.projectId)
+        try store.close()
+        print("removed \(removed) account(s) of project \(config.projectId)")
+    }
+}

@@ -97,3 +97,27 @@ def test_export_then_import_loses_nothing(tmp_path):
         assert code_before in {totp(secret, before - 5), totp(secret, before), totp(secret, before - 35)}
     finally:
         daemon.stop()
+
+
+def test_reset_empties_state_and_keeps_config(tmp_path):
+    daemon = Daemon(tmp_path, ephemeral=False).start()
+    try:
+        api = Api(daemon.base)
+        api.admin("PATCH", f"v2/projects/{PROJECT}/config",
+                  {"signIn": {"phoneNumber": {"testPhoneNumbers": {"+15555550177": "123123"}}}},
+                  params={"updateMask": "signIn.phoneNumber.testPhoneNumbers"})
+        api.v1("accounts:signUp", {"email": "r1@example.com", "password": "secret123"})
+        api.v1(f"projects/{PROJECT}/tenants/rt/accounts", {"localId": "rt-user"}, admin=True)
+        api.v1("accounts:sendVerificationCode", {"phoneNumber": "+15555550177"})
+    finally:
+        daemon.stop()
+    assert "removed 2 account(s)" in run("reset", "--data", str(daemon.data), "--project", PROJECT)
+    daemon.start()
+    try:
+        api = Api(daemon.base)
+        assert "users" not in api.admin("GET", f"v1/projects/{PROJECT}/accounts:batchGet").json()
+        assert api.session.get(f"{api.base}/emulator/v1/projects/{PROJECT}/smsMessages").json() == {"smsMessages": []}
+        config = api.admin("GET", f"v2/projects/{PROJECT}/config").json()
+        assert config["signIn"]["phoneNumber"]["testPhoneNumbers"] == {"+15555550177": "123123"}
+    finally:
+        daemon.stop()

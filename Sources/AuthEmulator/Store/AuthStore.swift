@@ -40,6 +40,7 @@ public protocol OobCodeRepository {
     func saveOobCode(_ scope: Scope, _ code: OobCode) throws
     func deleteOobCode(_ scope: Scope, code: String) throws
     func listOobCodes(_ scope: Scope) throws -> [OobCode]
+    func deleteAllOobCodes(_ scope: Scope) throws
 }
 
 /// Identity-provider configurations (`oauthIdpConfigs`, `inboundSamlConfigs`,
