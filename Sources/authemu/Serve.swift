@@ -72,9 +72,11 @@ struct Serve: AsyncParsableCommand {
 
         let location = appConfig.ephemeral ? "in memory (--ephemeral)" : appConfig.dataPath
         let activated = Systemd.listenFileDescriptors()
+        let listening = ListeningAddress()
         let onRunning: @Sendable (any Channel) async -> Void = { channel in
             let host = channel.localAddress?.ipAddress ?? appConfig.host
             let port = channel.localAddress?.port ?? appConfig.port
+            listening.value = (host, port)
             let how = activated.isEmpty ? "" : " (socket activation)"
             logger.info("authemu listening on \(host):\(port)\(how), project \(appConfig.projectId), state \(location)")
             FileHandle.standardOutput.write(Data("export FIREBASE_AUTH_EMULATOR_HOST=\(host):\(port)\n".utf8))
@@ -103,9 +105,7 @@ struct Serve: AsyncParsableCommand {
                     await Self.reload(file: config, fixed: fixed, emulator: emulator, logger: logger)
                 }))
         if let interval = Systemd.watchdogInterval {
-            let host = appConfig.host == "0.0.0.0" ? "127.0.0.1" : appConfig.host
-            services.append(
-                helper(WatchdogService(interval: interval, host: host, port: appConfig.port, logger: logger)))
+            services.append(helper(WatchdogService(interval: interval, address: listening, logger: logger)))
         }
         var groupConfiguration = ServiceGroupConfiguration(
             services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)

@@ -8,14 +8,17 @@ import UnixSignals
 /// `/healthz`: a hung server stops the pings and systemd restarts it.
 struct WatchdogService: Service {
     let interval: Duration
-    let host: String
-    let port: Int
+    let address: ListeningAddress
     let logger: Logger
 
     func run() async throws {
         let period = interval / 2
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            let (host, port) = (self.host, self.port)
+            guard let (bound, port) = address.value else {
+                try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .milliseconds(50)) }
+                continue
+            }
+            let host = bound == "0.0.0.0" || bound == "::" ? "127.0.0.1" : bound
             let healthy = await Task.detached {
                 LoopbackHTTP.get(host: host, port: port, path: "/healthz", timeout: period)?.status == 200
             }.value
@@ -47,5 +50,17 @@ struct ReloadService: Service {
         for await _ in await UnixSignalsSequence(trapping: .sighup).cancelOnGracefulShutdown() {
             await reload()
         }
+    }
+}
+
+/// Where the server actually listens (known once it runs: with `--port 0` or socket activation it
+/// differs from the configuration).
+final class ListeningAddress: @unchecked Sendable {
+    private let lock = NSLock()
+    private var current: (String, Int)?
+
+    var value: (String, Int)? {
+        get { lock.withLock { current } }
+        set { lock.withLock { current = newValue } }
     }
 }
