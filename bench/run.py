@@ -102,6 +102,14 @@ def prepare_users(base, threads=8):
         call(base, f"/identitytoolkit.googleapis.com/v1/projects/{PROJECT}/accounts",
              {"localId": f"mfa{tid}", "email": f"mfa{tid}@bench.test", "password": "secret123",
               "emailVerified": True, "mfaInfo": [{"phoneInfo": f"+155599{tid:05d}"}]}, admin=True)
+        call(base, f"/identitytoolkit.googleapis.com/v1/projects/{PROJECT}/accounts",
+             {"localId": f"totp{tid}", "email": f"totp{tid}@bench.test", "password": "secret123",
+              "emailVerified": True, "mfaInfo": [{"mfaEnrollmentId": f"t{tid}", "totpInfo": {}}]}, admin=True)
+    # TOTP on, replay protection off: every thread signs in its one TOTP user again and again.
+    call(base, f"/identitytoolkit.googleapis.com/v2/projects/{PROJECT}/config?updateMask=mfa,emulatorSettings",
+         {"mfa": {"state": "ENABLED", "enabledProviders": ["PHONE_SMS"],
+                  "providerConfigs": [{"state": "ENABLED", "totpProviderConfig": {"adjacentIntervals": 5}}]},
+          "emulatorSettings": {"totpReplayProtection": False}}, admin=True, method="PATCH")
     return created
 
 
@@ -166,7 +174,8 @@ def main():
            "BENCH_REFRESH_TOKEN_URLENCODED": urllib.parse.quote(user["refreshToken"], safe="")}
     flows = [("signUp (email)", "signup.lua", 1), ("signInWithPassword", "signin.lua", 1),
              ("accounts:lookup", "lookup.lua", 1), ("token refresh", "refresh.lua", 1),
-             ("phone sign-in (3 requests)", "phone.lua", 3), ("SMS MFA sign-in (4 requests)", "sms_mfa.lua", 4)]
+             ("phone sign-in (3 requests)", "phone.lua", 3), ("TOTP MFA sign-in (3 requests)", "totp_mfa.lua", 3),
+             ("SMS MFA sign-in (4 requests)", "sms_mfa.lua", 4)]
     results = {}
     for name, script, steps in flows:
         for connections in (1, 4):

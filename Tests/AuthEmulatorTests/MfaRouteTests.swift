@@ -131,6 +131,23 @@ struct MfaRouteTests {
                 ])
             #expect(expired.errorMessage == "INVALID_MFA_PENDING_CREDENTIAL")
 
+            _ = try await client.call(
+                .patch,
+                "/identitytoolkit.googleapis.com/v2/projects/example/config?updateMask=emulatorSettings.totpReplayProtection",
+                #"{"emulatorSettings":{"totpReplayProtection":false}}"#, admin: true)
+            for _ in 1...2 {  // the same code twice: accepted both times without replay protection
+                let again = try await client.v1(
+                    "accounts:signInWithPassword", ["email": "mfa@example.com", "password": "secret123"])
+                let reused = try await Self.v2(
+                    client, "mfaSignIn:finalize",
+                    [
+                        "mfaPendingCredential": again["mfaPendingCredential"]!, "mfaEnrollmentId": enrollmentId,
+                        "totpVerificationInfo": .object([
+                            "verificationCode": .string(Self.code(secret, at: harness.clock.now()))
+                        ]),
+                    ])
+                #expect(reused.status == 200)
+            }
             let helper = try await client.call(
                 .get, "/emulator/v1/projects/example/totpCodes?localId=\(user.string("localId"))", key: false)
             #expect(helper["code"]?.stringValue == Self.code(secret, at: harness.clock.now()))

@@ -89,7 +89,7 @@ extension Emulator {
                 guard
                     let step = Totp.matchingStep(
                         code: code, secret: secret, at: now, adjacentIntervals: settings.totpAdjacentIntervals),
-                    step > (enrollment.totpLastUsedStep ?? Int64.min)
+                    !settings.emulator.totpReplayProtection || step > (enrollment.totpLastUsedStep ?? Int64.min)
                 else { return .failed(AuthError("INVALID_CODE")) }
                 enrollment.totpLastUsedStep = step
                 user.mfaInfo?[index] = enrollment

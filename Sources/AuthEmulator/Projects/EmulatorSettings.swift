@@ -23,6 +23,9 @@ public struct EmulatorSettings: Sendable, Equatable {
     /// App verification of SMS requests: `off` (default; SDKs in emulator mode skip it) or
     /// `enforce` (one valid APNs / reCAPTCHA / Play Integrity credential required).
     public var appVerificationEnforced = false
+    /// Whether a TOTP code's time step may be used only once per enrollment (production does so;
+    /// turn off for test suites or benchmarks that sign in with the same factor within 30 s).
+    public var totpReplayProtection = true
 
     public init() {}
 
@@ -38,6 +41,7 @@ public struct EmulatorSettings: Sendable, Equatable {
             mfaPendingCredentialLifetimeSeconds = Int(number)
         }
         if let mode = value["appVerification"]?.stringValue { appVerificationEnforced = mode.lowercased() == "enforce" }
+        if let flag = value["totpReplayProtection"]?.boolValue { totpReplayProtection = flag }
         if let number = value["totpEnrollmentLifetimeSeconds"]?.doubleValue {
             totpEnrollmentLifetimeSeconds = Int(number)
         }
@@ -59,7 +63,7 @@ public struct EmulatorSettings: Sendable, Equatable {
                 }
                 continue
             }
-            if key == "smsSupersedeOlderCodes" {
+            if key == "smsSupersedeOlderCodes" || key == "totpReplayProtection" {
                 guard field.boolValue != nil else {
                     throw AuthError("INVALID_CONFIG", "emulatorSettings.\(key) must be true or false")
                 }
