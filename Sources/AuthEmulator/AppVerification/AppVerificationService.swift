@@ -1,35 +1,5 @@
 import Foundation
 
-/// The app-verification fields an SMS-sending request may carry.
-public struct AppVerificationFields: Sendable {
-    public var recaptchaToken: String?
-    public var captchaResponse: String?
-    public var clientType: String?
-    public var recaptchaVersion: String?
-    public var iosReceipt: String?
-    public var iosSecret: String?
-    public var playIntegrityToken: String?
-    public var safetyNetToken: String?
-}
-
-extension SendVerificationCodeRequest {
-    var appFields: AppVerificationFields {
-        AppVerificationFields(
-            recaptchaToken: recaptchaToken, captchaResponse: captchaResponse, clientType: clientType,
-            recaptchaVersion: recaptchaVersion, iosReceipt: iosReceipt, iosSecret: iosSecret,
-            playIntegrityToken: playIntegrityToken, safetyNetToken: safetyNetToken)
-    }
-}
-
-extension StartMfaEnrollmentRequest.PhoneInfo {
-    var appFields: AppVerificationFields {
-        AppVerificationFields(
-            recaptchaToken: recaptchaToken, captchaResponse: captchaResponse, clientType: clientType,
-            recaptchaVersion: recaptchaVersion, iosReceipt: iosReceipt, iosSecret: iosSecret,
-            playIntegrityToken: playIntegrityToken, safetyNetToken: safetyNetToken)
-    }
-}
-
 extension ScopeSettings {
     func enforcementState(_ key: String) -> String { recaptcha[key]?.stringValue ?? "OFF" }
 }
@@ -38,7 +8,7 @@ extension Emulator {
     /// Checks the app credential of an SMS request when the scope's policy is `enforce`, and
     /// returns the path it passed (`none` when the policy is off).
     static func verifyApp(
-        _ tx: any StoreTransaction, _ fields: AppVerificationFields, scope: Scope, settings: ScopeSettings,
+        _ tx: any StoreTransaction, _ fields: PhoneCodeRequest, scope: Scope, settings: ScopeSettings,
         injectedFailure: Bool
     ) throws -> String {
         guard settings.emulator.appVerificationEnforced else { return "none" }
@@ -92,7 +62,7 @@ extension Emulator {
     }
 
     /// reCAPTCHA Enterprise requests must say which client and version they come from.
-    static func checkEnterpriseShape(_ fields: AppVerificationFields) throws {
+    static func checkEnterpriseShape(_ fields: PhoneCodeRequest) throws {
         guard let clientType = fields.clientType, !clientType.isEmpty else { throw AuthError("MISSING_CLIENT_TYPE") }
         guard let version = fields.recaptchaVersion, !version.isEmpty else {
             throw AuthError("MISSING_RECAPTCHA_VERSION")
@@ -108,7 +78,7 @@ extension Emulator {
         guard settings.emulator.appVerificationEnforced,
             settings.enforcementState("emailPasswordEnforcementState") == "ENFORCE"
         else { return }
-        try checkEnterpriseShape(AppVerificationFields(clientType: clientType, recaptchaVersion: version))
+        try checkEnterpriseShape(PhoneCodeRequest(clientType: clientType, recaptchaVersion: version))
         guard let token, !token.isEmpty, token != "NO_RECAPTCHA" else { throw AuthError("MISSING_RECAPTCHA_TOKEN") }
         guard let credential = try tx.credential(token), credential.valid, credential.kind == .recaptchaEnterprise,
             credential.projectId == scope.projectId, credential.tenantId == scope.tenantId

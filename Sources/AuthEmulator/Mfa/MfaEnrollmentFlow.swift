@@ -61,7 +61,7 @@ extension Emulator {
                 throw AuthError.secondFactorLimitExceeded
             }
             let path = try Emulator.verifyApp(
-                tx, info.appFields, scope: scope, settings: settings, injectedFailure: injectedFailure)
+                tx, info, scope: scope, settings: settings, injectedFailure: injectedFailure)
             return .phone(
                 try self.createSms(
                     tx,

@@ -13,18 +13,7 @@ public struct TotpEnrollmentSession: Codable, Sendable, Equatable {
 
 /// `v2/accounts/mfaEnrollment:start`.
 public struct StartMfaEnrollmentRequest: Decodable, Sendable {
-    public struct PhoneInfo: Decodable, Sendable {
-        public var phoneNumber: String?
-        public var iosReceipt: String?
-        public var iosSecret: String?
-        public var recaptchaToken: String?
-        public var captchaResponse: String?
-        public var clientType: String?
-        public var recaptchaVersion: String?
-        public var safetyNetToken: String?
-        public var playIntegrityToken: String?
-        public var autoRetrievalInfo: JSONValue?
-    }
+    public typealias PhoneInfo = PhoneCodeRequest
     public var idToken: String?
     public var phoneEnrollmentInfo: PhoneInfo?
     public var totpEnrollmentInfo: JSONValue?

@@ -40,7 +40,7 @@ extension Emulator {
             }
             guard let phone = enrollment.phoneInfo else { throw AuthError.providerNotSupported }
             let path = try Emulator.verifyApp(
-                tx, request.phoneSignInInfo?.appFields ?? AppVerificationFields(), scope: scope, settings: settings,
+                tx, request.phoneSignInInfo ?? PhoneCodeRequest(), scope: scope, settings: settings,
                 injectedFailure: injectedFailure)
             return try self.createSms(
                 tx,

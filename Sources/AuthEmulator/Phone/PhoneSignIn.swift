@@ -1,8 +1,9 @@
 import Foundation
 
-/// `accounts:sendVerificationCode` (v3 `sendVerificationCode`). Every app-verification field the
-/// SDKs send is accepted; none is required (see the app-verification policy for enforcement).
-public struct SendVerificationCodeRequest: Decodable, Sendable {
+/// A request for an SMS code: the number and every app-verification field the SDKs send
+/// (`accounts:sendVerificationCode`, and `phoneEnrollmentInfo` / `phoneSignInInfo` of the MFA
+/// calls). None is required unless the app-verification policy is `enforce`.
+public struct PhoneCodeRequest: Decodable, Sendable {
     public var phoneNumber: String?
     public var recaptchaToken: String?
     public var captchaResponse: String?
@@ -14,6 +15,9 @@ public struct SendVerificationCodeRequest: Decodable, Sendable {
     public var safetyNetToken: String?
     public var autoRetrievalInfo: JSONValue?
 }
+
+/// `accounts:sendVerificationCode` (v3 `sendVerificationCode`).
+public typealias SendVerificationCodeRequest = PhoneCodeRequest
 
 /// `accounts:signInWithPhoneNumber` (v3 `verifyPhoneNumber`).
 public struct SignInWithPhoneNumberRequest: Decodable, Sendable {
@@ -42,7 +46,7 @@ extension Emulator {
                 throw Emulator.phoneMfaConflict
             }
             let path = try Emulator.verifyApp(
-                tx, request.appFields, scope: scope, settings: settings, injectedFailure: injectedFailure)
+                tx, request, scope: scope, settings: settings, injectedFailure: injectedFailure)
             return try self.createSms(
                 tx,
                 SmsRequest(
