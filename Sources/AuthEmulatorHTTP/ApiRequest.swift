@@ -113,35 +113,66 @@ struct ApiRequest: Sendable {
 
     static func formBody(_ text: String) -> JSONValue {
         var object: [String: JSONValue] = [:]
-        for pair in text.split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1).map {
-                String($0).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String($0)
-            }
-            object[parts[0]] = .string(parts.count > 1 ? parts[1] : "")
+        for pair in text.utf8.split(separator: UInt8(ascii: "&")) {
+            let parts = pair.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
+            object[formDecoded(parts[0])] = .string(parts.count > 1 ? formDecoded(parts[1]) : "")
         }
         return .object(object)
+    }
+
+    /// `application/x-www-form-urlencoded` decoding: `+` is a space, `%XX` a byte; a `%` not
+    /// followed by two hex digits is kept as it is. (Foundation's `removingPercentEncoding` made
+    /// a token refresh cost twice a sign-in.)
+    static func formDecoded(_ bytes: Substring.UTF8View.SubSequence) -> String {
+        let input = Array(bytes)
+        var output: [UInt8] = []
+        output.reserveCapacity(input.count)
+        var index = 0
+        while index < input.count {
+            let byte = input[index]
+            if byte == UInt8(ascii: "+") {
+                output.append(UInt8(ascii: " "))
+            } else if byte == UInt8(ascii: "%"), index + 2 < input.count,
+                let high = hexValue(input[index + 1]), let low = hexValue(input[index + 2])
+            {
+                output.append(high << 4 | low)
+                index += 2
+            } else {
+                output.append(byte)
+            }
+            index += 1
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
     }
 }
 
 extension TokenService {
     /// The `firebase.tenant` claim of an ID token, without any other check.
     static func peekTenant(_ token: String) throws -> String? {
-        let parts = token.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
-        guard parts.count >= 2 else { return nil }
-        // base64url to base64 byte by byte (Foundation's string replacing is slow on this path).
-        var base64 = parts[1].map { byte -> UInt8 in
-            switch byte {
-            case UInt8(ascii: "-"): UInt8(ascii: "+")
-            case UInt8(ascii: "_"): UInt8(ascii: "/")
-            default: byte
-            }
+        // On the raw bytes: `String.UTF8View` indexing is slow on this path.
+        var token = token
+        let payload: String? = token.withUTF8 { bytes in
+            let dot = UInt8(ascii: ".")
+            guard let firstDot = bytes.firstIndex(of: dot) else { return nil }
+            let rest = bytes[(firstDot + 1)...]
+            return String(decoding: rest[..<(rest.firstIndex(of: dot) ?? rest.endIndex)], as: UTF8.self)
         }
-        while base64.count % 4 != 0 { base64.append(UInt8(ascii: "=")) }
-        guard let data = Data(base64Encoded: Data(base64)) else { return nil }
+        guard let payload, let data = Data(base64Encoded: Base64.padded(payload)) else { return nil }
         // Most tokens carry no tenant: only parse when the claim can be there.
-        guard data.range(of: Data(#""tenant""#.utf8)) != nil else { return nil }
+        guard [UInt8](data).contains(subsequence: tenantClaim) else { return nil }
         return try JSONValue.parse(data).value(at: "firebase.tenant")?.stringValue
     }
+
+    private static let tenantClaim = Array(#""tenant""#.utf8)
 }
 
 /// HTTP-level settings.
@@ -154,5 +185,18 @@ public struct HTTPSettings: Sendable {
         self.defaultProjectId = defaultProjectId
         self.adminToken = adminToken
         self.maxBodyBytes = maxBodyBytes
+    }
+}
+
+extension [UInt8] {
+    /// Whether `needle` occurs in these bytes (a plain scan; the inputs are a few hundred bytes).
+    func contains(subsequence needle: [UInt8]) -> Bool {
+        guard let first = needle.first, needle.count <= count else { return needle.isEmpty }
+        var index = 0
+        while index <= count - needle.count {
+            if self[index] == first, self[index..<(index + needle.count)].elementsEqual(needle) { return true }
+            index += 1
+        }
+        return false
     }
 }

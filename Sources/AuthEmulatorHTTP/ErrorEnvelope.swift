@@ -37,17 +37,10 @@ enum ErrorEnvelope {
 
 /// JSON responses.
 enum JSONResponse {
-    static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
-        return encoder
-    }()
-
     static func make(_ value: JSONValue, status: HTTPResponse.Status = .ok) -> Response {
-        let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
-        return Response(
+        Response(
             status: status, headers: [.contentType: "application/json; charset=utf-8"],
-            body: .init(byteBuffer: ByteBuffer(bytes: data)))
+            body: .init(byteBuffer: ByteBuffer(bytes: value.serialized())))
     }
 }
 

@@ -6,6 +6,7 @@ import GRDB
 /// in-memory database for `--ephemeral` and tests.
 public final class SQLiteStore: AuthStore {
     let writer: any DatabaseWriter
+    let userCache = UserRecordCache()
 
     /// Opens (creating if absent) the database at `path`. An existing file that is not an authemu
     /// database, is truncated or corrupt, or was written by a newer authemu is refused and left
@@ -82,11 +83,15 @@ public final class SQLiteStore: AuthStore {
     }
 
     public func read<T: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) throws -> T) async throws -> T {
-        try await mapped { try await self.writer.read { db in try body(SQLiteTransaction(db: db)) } }
+        try await mapped {
+            try await self.writer.read { db in try body(SQLiteTransaction(db: db, userCache: self.userCache)) }
+        }
     }
 
     public func write<T: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) throws -> T) async throws -> T {
-        try await mapped { try await self.writer.write { db in try body(SQLiteTransaction(db: db)) } }
+        try await mapped {
+            try await self.writer.write { db in try body(SQLiteTransaction(db: db, userCache: self.userCache)) }
+        }
     }
 
     public func isReady() async -> Bool {

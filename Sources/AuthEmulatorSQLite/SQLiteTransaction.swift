@@ -6,6 +6,7 @@ import GRDB
 /// with the fields that are searched (email, phone, federated ids) in indexed columns.
 struct SQLiteTransaction: StoreTransaction {
     let db: Database
+    let userCache: UserRecordCache
 
     private static let encoder = JSONEncoder()
     private static let decoder = JSONDecoder()
@@ -16,29 +17,44 @@ struct SQLiteTransaction: StoreTransaction {
     }
     private func tenantKey(_ scope: Scope) -> String { scope.tenantId ?? "" }
 
+    /// A user row (`local_id`, `data`) as a record, through the decoded-record cache.
+    private func userRecord(_ scope: Scope, _ row: Row) throws -> UserRecord {
+        let localId: String = row[0]
+        let data: Data = row[1]
+        return try userCache.record(key: cacheKey(scope, localId), data: data) { try decode(UserRecord.self, $0) }
+    }
+
+    private func cacheKey(_ scope: Scope, _ localId: String) -> String {
+        "\(scope.projectId)\u{0}\(tenantKey(scope))\u{0}\(localId)"
+    }
+
     // MARK: users
 
     func user(_ scope: Scope, localId: String) throws -> UserRecord? {
-        try Data.fetchOne(
-            db.cachedStatement(sql: "SELECT data FROM users WHERE project_id = ? AND tenant_id = ? AND local_id = ?"),
+        try Row.fetchOne(
+            db.cachedStatement(
+                sql: "SELECT local_id, data FROM users WHERE project_id = ? AND tenant_id = ? AND local_id = ?"),
             arguments: [scope.projectId, tenantKey(scope), localId]
-        ).map { try decode(UserRecord.self, $0) }
+        ).map { try userRecord(scope, $0) }
     }
 
     func users(_ scope: Scope, email: String) throws -> [UserRecord] {
-        try Data.fetchAll(
+        try Row.fetchAll(
             // No ORDER BY here: it would make SQLite walk the primary key instead of the email index.
-            db.cachedStatement(sql: "SELECT data FROM users WHERE project_id = ? AND tenant_id = ? AND email = ?"),
+            db.cachedStatement(
+                sql: "SELECT local_id, data FROM users WHERE project_id = ? AND tenant_id = ? AND email = ?"),
             arguments: [scope.projectId, tenantKey(scope), email.lowercased()]
-        ).map { try decode(UserRecord.self, $0) }.sorted { $0.localId < $1.localId }
+        ).map { try userRecord(scope, $0) }.sorted { $0.localId < $1.localId }
     }
 
     func user(_ scope: Scope, phoneNumber: String) throws -> UserRecord? {
-        try Data.fetchOne(
-            db,
-            sql: "SELECT data FROM users WHERE project_id = ? AND tenant_id = ? AND phone_number = ? LIMIT 1",
+        try Row.fetchOne(
+            db.cachedStatement(
+                sql:
+                    "SELECT local_id, data FROM users WHERE project_id = ? AND tenant_id = ? AND phone_number = ? LIMIT 1"
+            ),
             arguments: [scope.projectId, tenantKey(scope), phoneNumber]
-        ).map { try decode(UserRecord.self, $0) }
+        ).map { try userRecord(scope, $0) }
     }
 
     func user(_ scope: Scope, providerId: String, rawId: String) throws -> UserRecord? {
@@ -76,6 +92,20 @@ struct SQLiteTransaction: StoreTransaction {
                     """,
                 arguments: [scope.projectId, tenant, provider.providerId, rawId, user.localId])
         }
+    }
+
+    func recordSignIn(_ scope: Scope, _ user: UserRecord) throws {
+        let data = try Data.fetchOne(
+            db.cachedStatement(
+                sql: """
+                    UPDATE users
+                    SET data = CAST(json_set(CAST(data AS TEXT), '$.lastLoginAt', ?, '$.lastRefreshAt', ?) AS BLOB)
+                    WHERE project_id = ? AND tenant_id = ? AND local_id = ?
+                    RETURNING data
+                    """),
+            arguments: [user.lastLoginAt, user.lastRefreshAt, scope.projectId, tenantKey(scope), user.localId])
+        // The new bytes differ from the old only in these two fields, which `user` already has.
+        if let data { userCache.store(key: cacheKey(scope, user.localId), data: data, record: user) }
     }
 
     func deleteUser(_ scope: Scope, localId: String) throws -> Bool {

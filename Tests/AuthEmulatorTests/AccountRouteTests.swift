@@ -149,6 +149,21 @@ struct AccountRouteTests {
                 .post, "/securetoken.googleapis.com/v1/token",
                 JSONValue.object(["grant_type": "refresh_token", "refresh_token": .string(refreshToken)]).jsonString())
             #expect(snake.status == 200)
+            // The form body the JS SDK sends: a percent-encoded token; `+` is a space, `%zz` stays as it is.
+            let encoded = refreshToken.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+            let form = try await client.call(
+                .post, "/securetoken.googleapis.com/v1/token", "grant_type=refresh_token&refresh_token=\(encoded)",
+                headers: [.contentType: "application/x-www-form-urlencoded"])
+            #expect(form.status == 200)
+            #expect(form.string("user_id") == created.string("localId"))
+            let badForm = try await client.call(
+                .post, "/securetoken.googleapis.com/v1/token", "grant_type=refresh+token&refresh_token=%zz",
+                headers: [.contentType: "application/x-www-form-urlencoded"])
+            #expect(badForm.errorMessage == "INVALID_GRANT_TYPE")
+            let badFormToken = try await client.call(
+                .post, "/securetoken.googleapis.com/v1/token", "grant_type=refresh_token&refresh_token=%zz%4",
+                headers: [.contentType: "application/x-www-form-urlencoded"])
+            #expect(badFormToken.errorMessage == "INVALID_REFRESH_TOKEN")
             let bad = try await client.call(
                 .post, "/securetoken.googleapis.com/v1/token", #"{"grant_type":"password","refresh_token":"x"}"#)
             #expect(bad.errorMessage == "INVALID_GRANT_TYPE")

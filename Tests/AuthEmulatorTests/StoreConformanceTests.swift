@@ -57,6 +57,49 @@ struct StoreConformanceTests {
         }
     }
 
+    @Test("a sign-in stamp changes only the timestamps; reads after any write see the stored record")
+    func signInStampAndRereads() async throws {
+        for (name, store) in try Self.stores() {
+            let scope = Scope(projectId: "p")
+            let tenant = Scope(projectId: "p", tenantId: "t")
+            try await store.write { tx in
+                var user = UserRecord(localId: "u")
+                user.email = "u@example.com"
+                user.displayName = "Top"
+                try tx.save(scope, user)
+                user.displayName = "Tenant"
+                try tx.save(tenant, user)
+            }
+            // Read (and so cache) both, then stamp a sign-in on the top-level one.
+            _ = try await store.read { tx in (try tx.user(scope, localId: "u"), try tx.user(tenant, localId: "u")) }
+            try await store.write { tx in
+                var user = try #require(try tx.users(scope, email: "u@example.com").first)
+                user.lastLoginAt = "1700000000123"
+                user.lastRefreshAt = "2023-11-14T22:13:20.123Z"
+                try tx.recordSignIn(scope, user)
+            }
+            let stamped = try await store.read { tx in
+                (try tx.user(scope, localId: "u"), try tx.user(tenant, localId: "u"))
+            }
+            // Listing decodes rows afresh: it must agree with what the lookups answered.
+            let listed = try await store.read { tx in try tx.listUsers(scope, after: nil, limit: nil, descending: false)
+            }
+            #expect(listed == [stamped.0].compactMap { $0 }, "\(name)")
+            #expect(stamped.0?.lastLoginAt == "1700000000123", "\(name)")
+            #expect(stamped.0?.lastRefreshAt == "2023-11-14T22:13:20.123Z", "\(name)")
+            #expect(stamped.0?.displayName == "Top" && stamped.0?.email == "u@example.com", "\(name)")
+            #expect(stamped.1?.displayName == "Tenant" && stamped.1?.lastLoginAt == nil, "\(name)")
+            // A full write after the stamp is what the next read returns.
+            try await store.write { tx in
+                var user = try #require(try tx.user(scope, localId: "u"))
+                user.displayName = "Renamed"
+                try tx.save(scope, user)
+            }
+            let renamed = try await store.read { tx in try tx.user(scope, localId: "u") }
+            #expect(renamed?.displayName == "Renamed" && renamed?.lastLoginAt == "1700000000123", "\(name)")
+        }
+    }
+
     @Test("a failing write transaction leaves nothing behind")
     func rollback() async throws {
         for (name, store) in try Self.stores() {

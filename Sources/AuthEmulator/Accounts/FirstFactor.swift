@@ -104,4 +104,10 @@ extension Emulator {
         user.lastLoginAt = nowMillisString
         user.lastRefreshAt = clock.now().rfc3339Millis
     }
+
+    /// Stamps a sign-in on a user that is otherwise unchanged, and stores just that.
+    func recordSignIn(_ tx: any StoreTransaction, _ scope: Scope, _ user: inout UserRecord) throws {
+        markSignedIn(&user)
+        try tx.recordSignIn(scope, user)
+    }
 }

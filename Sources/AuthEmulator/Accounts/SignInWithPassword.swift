@@ -36,8 +36,7 @@ extension Emulator {
                 throw privacy ? AuthError.invalidLoginCredentials : AuthError.invalidPassword
             }
             if !(settings.mfaEnabled && !user.enrollments.isEmpty) {
-                self.markSignedIn(&user)
-                try tx.save(scope, user)
+                try self.recordSignIn(tx, scope, &user)
             }
             return (user, settings)
         }

@@ -90,8 +90,28 @@ extension JSONValue {
         return JSONValue(foundation: object)
     }
 
-    /// Converts JSONSerialization's output (booleans arrive as NSNumber of type `c`).
+    /// Converts JSONSerialization's output (booleans arrive as NSNumber of type `c`). The exact
+    /// types it produces are matched first: a failing `as?` from `Any` tries every bridging
+    /// conversion and cost ~10,000 instructions per value.
     init(foundation value: Any) {
+        let type = type(of: value)
+        if type == String.self {
+            self = .string(value as! String)
+            return
+        }
+        if type == [String: Any].self {
+            self = .object((value as! [String: Any]).mapValues(JSONValue.init(foundation:)))
+            return
+        }
+        if type == [Any].self {
+            self = .array((value as! [Any]).map(JSONValue.init(foundation:)))
+            return
+        }
+        if type is NSNumber.Type {
+            let number = value as! NSNumber
+            self = String(cString: number.objCType) == "c" ? .bool(number.boolValue) : .number(number.doubleValue)
+            return
+        }
         switch value {
         case let text as String: self = .string(text)
         case let number as NSNumber:
@@ -108,14 +128,11 @@ extension JSONValue {
     }
 
     /// Serialised JSON text (stable key order).
-    public func jsonString() -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? String(decoding: encoder.encode(self), as: UTF8.self)) ?? "null"
-    }
+    public func jsonString() -> String { String(decoding: serialized(), as: UTF8.self) }
 
     /// Recursively rewrites `snake_case` keys as `camelCase` (`refresh_token` → `refreshToken`).
     public func camelCasedKeys() -> JSONValue {
+        guard hasSnakeCaseKeys else { return self }
         switch self {
         case .object(let object):
             var result: [String: JSONValue] = [:]
@@ -130,20 +147,32 @@ extension JSONValue {
         }
     }
 
+    /// Whether any key at any depth has an underscore (most bodies have none: nothing to rebuild).
+    var hasSnakeCaseKeys: Bool {
+        switch self {
+        case .object(let object):
+            object.contains { $0.key.utf8.contains(UInt8(ascii: "_")) || $0.value.hasSnakeCaseKeys }
+        case .array(let array): array.contains { $0.hasSnakeCaseKeys }
+        default: false
+        }
+    }
+
+    /// `refresh_token` → `refreshToken` (API field names are ASCII).
     static func camelCase(_ key: String) -> String {
-        guard key.contains("_"), !key.hasPrefix("_") else { return key }
-        var result = ""
+        let underscore = UInt8(ascii: "_")
+        guard key.utf8.contains(underscore), key.utf8.first != underscore else { return key }
+        var result: [UInt8] = []
         var upperNext = false
-        for character in key {
-            if character == "_" {
+        for byte in key.utf8 {
+            if byte == underscore {
                 upperNext = true
             } else if upperNext {
-                result += character.uppercased()
+                result.append((UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) ? byte - 32 : byte)
                 upperNext = false
             } else {
-                result.append(character)
+                result.append(byte)
             }
         }
-        return result
+        return String(decoding: result, as: UTF8.self)
     }
 }

@@ -124,8 +124,7 @@ extension Emulator {
             }
             var (user, pending) = try Emulator.pendingUser(tx, text, scope: scope, now: now)
             if user.isDisabled { throw AuthError.userDisabled }
-            self.markSignedIn(&user)
-            try tx.save(scope, user)
+            try self.recordSignIn(tx, scope, &user)
             let provider =
                 user.enrollments.first { $0.mfaEnrollmentId == enrollmentId }?.totpInfo != nil ? "totp" : "phone"
             return .signedIn(user, pending, SecondFactorClaim(identifier: enrollmentId, provider: provider))

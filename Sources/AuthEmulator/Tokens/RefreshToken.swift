@@ -32,27 +32,57 @@ public struct RefreshToken: Codable, Sendable, Equatable {
 
     public var scope: Scope { Scope(projectId: projectId, tenantId: tenantId) }
 
+    /// The same text `JSONEncoder` with sorted keys gives, built directly (it is on every sign-in).
     public func encoded() -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return ((try? encoder.encode(self)) ?? Data()).base64EncodedString()
+        var object: [String: JSONValue] = [
+            CodingKeys.marker.rawValue: .string(marker), "localId": .string(localId), "provider": .string(provider),
+            "extraClaims": .object(extraClaims), "projectId": .string(projectId),
+        ]
+        if let secondFactor {
+            object["secondFactor"] = .object([
+                "identifier": .string(secondFactor.identifier), "provider": .string(secondFactor.provider),
+            ])
+        }
+        if let tenantId { object["tenantId"] = .string(tenantId) }
+        if let issuedAt { object["issuedAt"] = .number(Double(issuedAt)) }
+        return Data(JSONValue.object(object).serialized()).base64EncodedString()
     }
 
+    /// Reads a token made by `encoded()`; anything else is `INVALID_REFRESH_TOKEN`.
     public static func decode(_ string: String) throws(AuthError) -> RefreshToken {
         guard let data = Data(base64Encoded: Base64.padded(string)),
-            let token = try? JSONDecoder().decode(RefreshToken.self, from: data),
-            token.marker == "DO NOT MODIFY"
+            let json = try? JSONValue.parse(data),
+            json[CodingKeys.marker.rawValue]?.stringValue == "DO NOT MODIFY",
+            let localId = json["localId"]?.stringValue, let provider = json["provider"]?.stringValue,
+            let projectId = json["projectId"]?.stringValue
         else { throw AuthError.invalidRefreshToken }
+        var secondFactor: SecondFactorClaim?
+        if let claim = json["secondFactor"], !claim.isNull {
+            guard let identifier = claim["identifier"]?.stringValue, let provider = claim["provider"]?.stringValue
+            else { throw AuthError.invalidRefreshToken }
+            secondFactor = SecondFactorClaim(identifier: identifier, provider: provider)
+        }
+        var token = RefreshToken(
+            localId: localId, provider: provider, extraClaims: json["extraClaims"]?.objectValue ?? [:],
+            scope: Scope(projectId: projectId, tenantId: json["tenantId"]?.stringValue), secondFactor: secondFactor,
+            issuedAt: 0)
+        token.issuedAt = json["issuedAt"]?.doubleValue.map { Int64($0) }
         return token
     }
 }
 
-enum Base64 {
-    /// Accepts base64 or base64url with or without padding.
-    static func padded(_ string: String) -> String {
-        var value = string.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while value.count % 4 != 0 { value += "=" }
-        return value
+public enum Base64 {
+    /// Standard padded base64 from base64 or base64url with or without padding.
+    public static func padded(_ string: String) -> String {
+        var bytes = string.utf8.map { byte in
+            switch byte {
+            case UInt8(ascii: "-"): UInt8(ascii: "+")
+            case UInt8(ascii: "_"): UInt8(ascii: "/")
+            default: byte
+            }
+        }
+        while bytes.count % 4 != 0 { bytes.append(UInt8(ascii: "=")) }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
 

@@ -37,8 +37,7 @@ public struct IdTokenClaims: Sendable {
     public var issuedAt: Int64
 }
 
-/// The claims the emulator reads back from ID tokens, decoded as a typed payload (much cheaper
-/// than free-form JSON on every authenticated request).
+/// The claims the emulator reads back from ID tokens (see `ClaimsDecoder`).
 struct IdTokenPayload: JWTPayload {
     struct Firebase: Codable {
         var tenant: String?
@@ -63,9 +62,13 @@ public struct TokenService: Sendable {
     let keys: JWTKeyCollection
     let clock: any AuthClock
 
+    /// jwt-kit's parser with the emulator's JSON decoding (see `ClaimsDecoder`).
+    static let parser = DefaultJWTParser(jsonDecoder: ClaimsDecoder())
+
     public init(clock: any AuthClock) async {
         self.clock = clock
-        self.keys = await JWTKeyCollection().addUnsecuredNone()
+        self.keys = await JWTKeyCollection().addUnsecuredNone(
+            parser: Self.parser, serializer: DefaultJWTSerializer(jsonEncoder: ClaimsEncoder()))
     }
 
     /// Builds the ID token of §5.1 of the firebase-tools reference.
@@ -120,7 +123,7 @@ public struct TokenService: Sendable {
 
     /// Decodes an ID token without checking a signature (as firebase-tools does).
     public func decodeIdToken(_ token: String) throws(AuthError) -> IdTokenClaims {
-        guard let claims = try? DefaultJWTParser().parse([UInt8](token.utf8), as: IdTokenPayload.self).payload,
+        guard let claims = try? Self.parser.parse([UInt8](token.utf8), as: IdTokenPayload.self).payload,
             let localId = claims.user_id ?? claims.sub, !localId.isEmpty
         else { throw AuthError.invalidIdToken }
         var secondFactor: SecondFactorClaim?
@@ -147,6 +150,6 @@ public struct TokenService: Sendable {
 
     /// Decodes any JWT's payload without verification (custom tokens, fake IdP id_tokens).
     public func decodeUnverified(_ token: String) -> [String: JSONValue]? {
-        try? DefaultJWTParser().parse([UInt8](token.utf8), as: JSONClaims.self).payload.claims
+        try? Self.parser.parse([UInt8](token.utf8), as: JSONClaims.self).payload.claims
     }
 }

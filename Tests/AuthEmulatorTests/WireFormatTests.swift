@@ -1,0 +1,45 @@
+import AuthEmulator
+import Foundation
+import Testing
+
+@Suite("Wire formats: JSON text and refresh tokens")
+struct WireFormatTests {
+    @Test("JSON text: sorted keys, escapes, integral and fractional numbers, no NaN")
+    func serialized() throws {
+        let value: JSONValue = .object([
+            "b": .array([.number(1), .number(-2.5), .number(1_700_000_000_123), .number(.nan), .null, .bool(false)]),
+            "a": .string("quote \" backslash \\ slash / newline \n tab \t bell \u{07} é 🙂"),
+        ])
+        let text = String(decoding: value.serialized(), as: UTF8.self)
+        #expect(
+            text
+                == #"{"a":"quote \" backslash \\ slash / newline \n tab \t bell \u0007 é 🙂","b":[1,-2.5,1700000000123,null,null,false]}"#
+        )
+        // What the writer produces, a JSON parser reads back as the same value (NaN aside).
+        let roundTrip: JSONValue = .object(["x": .array([.number(0.1), .string("\u{0}\u{1f}\r"), .object([:])])])
+        #expect(try JSONValue.parse(Data(roundTrip.serialized())) == roundTrip)
+    }
+
+    @Test("refresh tokens: round trip with tenant and second factor; base64url accepted; tampering refused")
+    func refreshTokens() throws {
+        let token = RefreshToken(
+            localId: "u1", provider: "password", extraClaims: ["role": "admin"],
+            scope: Scope(projectId: "p", tenantId: "t-1"),
+            secondFactor: SecondFactorClaim(identifier: "e1", provider: "totp"), issuedAt: 1_700_000_000)
+        let encoded = token.encoded()
+        #expect(try RefreshToken.decode(encoded) == token)
+        let urlSafe = encoded.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+        #expect(try RefreshToken.decode(urlSafe) == token)
+        let plain = RefreshToken(localId: "u2", provider: "anonymous", scope: Scope(projectId: "p"), issuedAt: 5)
+        #expect(try RefreshToken.decode(plain.encoded()) == plain)
+        let json = String(decoding: Data(base64Encoded: encoded)!, as: UTF8.self)
+        #expect(json.hasPrefix(#"{"_AuthEmulatorRefreshToken":"DO NOT MODIFY","extraClaims":{"role":"admin"}"#))
+        for bad in [
+            "x", Data(#"{"localId":"u1"}"#.utf8).base64EncodedString(),
+            Data(json.replacingOccurrences(of: "DO NOT MODIFY", with: "MODIFIED").utf8).base64EncodedString(),
+        ] {
+            #expect(throws: AuthError.invalidRefreshToken) { try RefreshToken.decode(bad) }
+        }
+    }
+}
