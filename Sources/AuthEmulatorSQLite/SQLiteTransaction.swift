@@ -72,15 +72,19 @@ struct SQLiteTransaction: StoreTransaction {
 
     func save(_ scope: Scope, _ user: UserRecord) throws {
         let tenant = tenantKey(scope)
-        // Cached statements: these run on every sign-in, so compile them once per connection.
+        let data = try encode(user)
+        // Cached statements: these run on every sign-up, so compile them once per connection.
         try db.cachedStatement(
             sql: """
                 INSERT OR REPLACE INTO users (project_id, tenant_id, local_id, email, phone_number, data)
                 VALUES (?, ?, ?, ?, ?, ?)
                 """
         ).execute(arguments: [
-            scope.projectId, tenant, user.localId, user.email?.lowercased(), user.phoneNumber, encode(user),
+            scope.projectId, tenant, user.localId, user.email?.lowercased(), user.phoneNumber, data,
         ])
+        // Synthesized Codable round-trips: these bytes decode to exactly `user`. (A rolled-back
+        // transaction leaves an entry whose bytes match no stored row: it is never hit.)
+        userCache.store(key: cacheKey(scope, user.localId), data: data, record: user)
         try db.cachedStatement(sql: "DELETE FROM federated_ids WHERE project_id = ? AND tenant_id = ? AND local_id = ?")
             .execute(arguments: [scope.projectId, tenant, user.localId])
         for provider in user.providers where provider.providerId != "password" && provider.providerId != "phone" {
@@ -94,7 +98,7 @@ struct SQLiteTransaction: StoreTransaction {
         }
     }
 
-    func recordSignIn(_ scope: Scope, _ user: UserRecord) throws {
+    func saveSessionTimes(_ scope: Scope, _ user: UserRecord) throws {
         let data = try Data.fetchOne(
             db.cachedStatement(
                 sql: """

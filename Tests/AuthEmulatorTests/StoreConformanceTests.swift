@@ -66,6 +66,15 @@ struct StoreConformanceTests {
                 var user = UserRecord(localId: "u")
                 user.email = "u@example.com"
                 user.displayName = "Top"
+                user.customAttributes = #"{"role":"admin","n":1.5}"#
+                user.passwordHash = "aGFzaA=="
+                user.salt = "c2FsdA=="
+                user.providerUserInfo = [ProviderUserInfo(providerId: "password", rawId: "u@example.com")]
+                user.passwordUpdatedAt = 1_700_000_000_001.5
+                user.mfaInfo = [
+                    MfaEnrollment(mfaEnrollmentId: "p1", displayName: "phone", phoneInfo: "+15550001111"),
+                    MfaEnrollment(mfaEnrollmentId: "t1", totpInfo: .object([:]), totpSecret: "JBSWY3DPEHPK3PXP"),
+                ]
                 try tx.save(scope, user)
                 user.displayName = "Tenant"
                 try tx.save(tenant, user)
@@ -76,12 +85,13 @@ struct StoreConformanceTests {
                 var user = try #require(try tx.users(scope, email: "u@example.com").first)
                 user.lastLoginAt = "1700000000123"
                 user.lastRefreshAt = "2023-11-14T22:13:20.123Z"
-                try tx.recordSignIn(scope, user)
+                try tx.saveSessionTimes(scope, user)
             }
             let stamped = try await store.read { tx in
                 (try tx.user(scope, localId: "u"), try tx.user(tenant, localId: "u"))
             }
-            // Listing decodes rows afresh: it must agree with what the lookups answered.
+            // Listing decodes rows afresh: it must agree with what the lookups answered (records
+            // cached at save and at the stamp included).
             let listed = try await store.read { tx in try tx.listUsers(scope, after: nil, limit: nil, descending: false)
             }
             #expect(listed == [stamped.0].compactMap { $0 }, "\(name)")

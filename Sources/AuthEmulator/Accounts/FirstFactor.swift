@@ -108,6 +108,6 @@ extension Emulator {
     /// Stamps a sign-in on a user that is otherwise unchanged, and stores just that.
     func recordSignIn(_ tx: any StoreTransaction, _ scope: Scope, _ user: inout UserRecord) throws {
         markSignedIn(&user)
-        try tx.recordSignIn(scope, user)
+        try tx.saveSessionTimes(scope, user)
     }
 }

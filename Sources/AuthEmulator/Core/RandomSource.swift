@@ -9,9 +9,16 @@ public protocol RandomSource: Sendable {
 /// The operating system's cryptographically secure generator (`getrandom` on Linux).
 public struct SystemRandomSource: RandomSource {
     public init() {}
+    /// Eight bytes per draw: each draw is a `getrandom` call (a byte per draw made a sign-up
+    /// take ~45 system calls).
     public func bytes(_ count: Int) -> [UInt8] {
         var generator = SystemRandomNumberGenerator()
-        return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        var result: [UInt8] = []
+        result.reserveCapacity(count + 7)
+        while result.count < count {
+            withUnsafeBytes(of: generator.next()) { result.append(contentsOf: $0) }
+        }
+        return Array(result.prefix(count))
     }
 }
 
@@ -45,8 +52,17 @@ extension RandomSource {
         }
     }
 
+    /// Uniform characters from `alphabet` (rejection sampling over bytes drawn in bulk).
     func string(length: Int, alphabet: [Character]) -> String {
-        String((0..<length).map { _ in alphabet[index(below: alphabet.count)] })
+        let limit = 256 - (256 % alphabet.count)
+        var characters: [Character] = []
+        characters.reserveCapacity(length)
+        while characters.count < length {
+            for byte in bytes(length - characters.count + 8) where Int(byte) < limit && characters.count < length {
+                characters.append(alphabet[Int(byte) % alphabet.count])
+            }
+        }
+        return String(characters)
     }
 
     /// `[A-Za-z0-9]{length}`: the shape of firebase-tools' localId, tenantId and enrollment ids.

@@ -10,8 +10,9 @@ public protocol UserRepository {
     /// Inserts or replaces the record with the same localId, and its indexes.
     func save(_ scope: Scope, _ user: UserRecord) throws
     /// Stores `user`'s `lastLoginAt` and `lastRefreshAt` without rewriting the whole record (the
-    /// only write of a plain sign-in); `user` is otherwise as read in this transaction.
-    func recordSignIn(_ scope: Scope, _ user: UserRecord) throws
+    /// only write of a plain sign-in or a token refresh); `user` is otherwise as read in this
+    /// transaction.
+    func saveSessionTimes(_ scope: Scope, _ user: UserRecord) throws
     func deleteUser(_ scope: Scope, localId: String) throws -> Bool
     func deleteAllUsers(_ scope: Scope) throws
     /// Users in localId order, strictly after `after`, at most `limit` (nil = all).

@@ -26,7 +26,7 @@ extension Emulator {
                 throw AuthError.tokenExpired
             }
             user.lastRefreshAt = self.clock.now().rfc3339Millis
-            try tx.save(scope, user)
+            try tx.saveSessionTimes(scope, user)
             return user
         }
         var grant = SessionGrant(
