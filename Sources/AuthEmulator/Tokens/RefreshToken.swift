@@ -74,11 +74,14 @@ public struct RefreshToken: Codable, Sendable, Equatable {
 public enum Base64 {
     /// Standard padded base64 from base64 or base64url with or without padding.
     public static func padded(_ string: String) -> String {
-        var bytes = string.utf8.map { byte in
-            switch byte {
-            case UInt8(ascii: "-"): UInt8(ascii: "+")
-            case UInt8(ascii: "_"): UInt8(ascii: "/")
-            default: byte
+        var string = string
+        var bytes = string.withUTF8 { utf8 in
+            utf8.map { byte in
+                switch byte {
+                case UInt8(ascii: "-"): UInt8(ascii: "+")
+                case UInt8(ascii: "_"): UInt8(ascii: "/")
+                default: byte
+                }
             }
         }
         while bytes.count % 4 != 0 { bytes.append(UInt8(ascii: "=")) }

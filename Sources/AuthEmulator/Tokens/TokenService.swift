@@ -60,6 +60,7 @@ struct IdTokenPayload: JWTPayload {
 public struct TokenService: Sendable {
     public static let idTokenLifetime: Int64 = 3600
     let keys: JWTKeyCollection
+    private let decoded = BoundedCache<String, IdTokenClaims>(capacity: 1024)
     let clock: any AuthClock
 
     /// jwt-kit's parser with the emulator's JSON decoding (see `ClaimsDecoder`).
@@ -122,7 +123,15 @@ public struct TokenService: Sendable {
     }
 
     /// Decodes an ID token without checking a signature (as firebase-tools does).
+    /// Decoded tokens are remembered: clients present the same ID token for its whole hour.
     public func decodeIdToken(_ token: String) throws(AuthError) -> IdTokenClaims {
+        if let known = decoded[token] { return known }
+        let claims = try Self.decodeIdTokenClaims(token)
+        decoded[token] = claims
+        return claims
+    }
+
+    static func decodeIdTokenClaims(_ token: String) throws(AuthError) -> IdTokenClaims {
         guard let claims = try? Self.parser.parse([UInt8](token.utf8), as: IdTokenPayload.self).payload,
             let localId = claims.user_id ?? claims.sub, !localId.isEmpty
         else { throw AuthError.invalidIdToken }
