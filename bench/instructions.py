@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""User-space instructions per request, counted by valgrind's callgrind: a figure that does not
+move with the machine's load (wall-clock figures on a shared 2-core machine move by 2x from run
+to run). Compares authemu's hot requests with the bare Hummingbird baseline.
+
+    bench/instructions [--requests 300]
+
+Each server runs under callgrind; every flow is warmed up with 50 requests, counters are zeroed,
+then --requests requests are sent one after another on one keep-alive connection and the total
+is divided by their number. Binaries are copied without debug info first (valgrind cannot read
+the Swift compiler's DWARF here)."""
+import argparse
+import glob
+import http.client
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+import urllib.parse
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+RELEASE = ROOT / ".build" / "release"
+
+
+class Callgrind:
+    """A server under callgrind, with a keep-alive client."""
+
+    def __init__(self, binary, args, port, workdir):
+        self.out = os.path.join(workdir, f"callgrind.{port}")
+        stripped = os.path.join(workdir, os.path.basename(binary))
+        subprocess.run(["strip", "--strip-debug", "-o", stripped, binary], check=True)
+        self.proc = subprocess.Popen(
+            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={self.out}", stripped, *args],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+                self.conn.request("GET", "/readyz")
+                self.conn.getresponse().read()
+                break
+            except OSError:
+                if time.monotonic() > deadline or self.proc.poll() is not None:
+                    raise RuntimeError(f"{binary} did not start under valgrind")
+                time.sleep(0.3)
+
+    def post(self, path, body, form=False):
+        self.conn.request("POST", path, body if form else json.dumps(body),
+                          {"Content-Type": "application/x-www-form-urlencoded" if form else "application/json"})
+        response = self.conn.getresponse()
+        data = response.read()
+        if response.status != 200:
+            raise RuntimeError(f"{path}: {response.status} {data[:200]!r}")
+        return json.loads(data)
+
+    def _control(self, flag):
+        subprocess.run(["callgrind_control", flag, str(self.proc.pid)], capture_output=True, check=True)
+
+    def per_request(self, send, requests):
+        for _ in range(50):
+            send()
+        self._control("-z")
+        for path in glob.glob(self.out + "*"):
+            os.remove(path)
+        for _ in range(requests):
+            send()
+        self._control("-d")
+        total = 0
+        for path in glob.glob(self.out + "*"):
+            with open(path) as dump:
+                for line in dump:
+                    if line.startswith(("summary:", "totals:")):
+                        total += int(line.split()[1])
+                        break
+            os.remove(path)
+        return total / requests
+
+    def stop(self):
+        self.proc.terminate()
+        self.proc.wait()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--requests", type=int, default=300)
+    parser.add_argument("--authemu", default=str(RELEASE / "authemu"), help="binary to measure (e.g. an older build)")
+    options = parser.parse_args()
+    workdir = tempfile.mkdtemp(prefix="authemu-instructions-")
+    try:
+        baseline = Callgrind(str(RELEASE / "authemu-bench-baseline"), ["9391"], 9391, workdir)
+        base = baseline.per_request(
+            lambda: baseline.post("/identitytoolkit.googleapis.com/v1/accounts:signUp?key=k",
+                                  {"email": "a@b.c", "password": "secret123"}), options.requests)
+        baseline.stop()
+
+        server = Callgrind(options.authemu,
+                           ["serve", "--port", "9392", "--data", os.path.join(workdir, "state.sqlite"),
+                            "--log-level", "error"], 9392, workdir)
+        v1 = "/identitytoolkit.googleapis.com/v1/"
+        user = server.post(v1 + "accounts:signUp?key=k",
+                           {"email": "bench@bench.test", "password": "secret123", "returnSecureToken": True})
+        counter = iter(range(10**9))
+        flows = [
+            ("signUp (email)", lambda: server.post(v1 + "accounts:signUp?key=k", {
+                "email": f"u{next(counter)}@bench.test", "password": "secret123", "returnSecureToken": True})),
+            ("signInWithPassword", lambda: server.post(v1 + "accounts:signInWithPassword?key=k", {
+                "email": "bench@bench.test", "password": "secret123", "returnSecureToken": True})),
+            ("accounts:lookup", lambda: server.post(v1 + "accounts:lookup?key=k", {"idToken": user["idToken"]})),
+            ("token refresh", lambda: server.post(
+                "/securetoken.googleapis.com/v1/token?key=k",
+                "grant_type=refresh_token&refresh_token=" + urllib.parse.quote(user["refreshToken"]), form=True)),
+        ]
+        print(f"{'request':24} {'instructions':>12} {'vs baseline':>11}")
+        print(f"{'baseline (fixed JSON)':24} {base / 1000:11.0f}k {1:11.2f}")
+        for name, send in flows:
+            count = server.per_request(send, options.requests)
+            print(f"{name:24} {count / 1000:11.0f}k {count / base:11.2f}", flush=True)
+        server.stop()
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
