@@ -50,7 +50,15 @@ public final class SQLiteStore: AuthStore {
         var pageSize = Int(bytes[16]) << 8 | Int(bytes[17])
         if pageSize == 1 { pageSize = 65536 }
         let pageCount = Int(bytes[28]) << 24 | Int(bytes[29]) << 16 | Int(bytes[30]) << 8 | Int(bytes[31])
-        if pageCount > 0, pageSize > 0, size < pageCount * pageSize {
+        // SQLite trusts the header's page count only when the change counter (offset 24) equals the
+        // version-valid-for number (offset 92). And a process killed during a WAL checkpoint leaves
+        // page 1 (with the new count) written before the pages that grow the file: the WAL still
+        // holds them all and SQLite recovers, so a non-empty WAL means "not truncated".
+        let headerCountValid = bytes[24..<28].elementsEqual(bytes[92..<96])
+        let walSize =
+            (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? NSNumber)?
+            .intValue ?? 0
+        if headerCountValid, walSize == 0, pageCount > 0, pageSize > 0, size < pageCount * pageSize {
             throw StoreOpenError(
                 "\(path) is truncated (\(size) bytes, header says \(pageCount * pageSize)); refusing to touch it")
         }

@@ -17,11 +17,21 @@ struct SQLiteTransaction: StoreTransaction {
     }
     private func tenantKey(_ scope: Scope) -> String { scope.tenantId ?? "" }
 
-    /// A user row (`local_id`, `data`) as a record, through the decoded-record cache.
-    private func userRecord(_ scope: Scope, _ row: Row) throws -> UserRecord {
+    /// The columns a user is read from (see `userRecord`).
+    private static let userColumns = "local_id, data, last_login_at, last_refresh_at"
+
+    /// A user row as a record: `data` decoded through the decoded-record cache, then the session
+    /// times from their columns (NULL in rows written before they existed: `data` has them).
+    private func userRecord(_ scope: Scope, _ row: Row, cached: Bool = true) throws -> UserRecord {
         let localId: String = row[0]
         let data: Data = row[1]
-        return try userCache.record(key: cacheKey(scope, localId), data: data) { try decode(UserRecord.self, $0) }
+        var user =
+            cached
+            ? try userCache.record(key: cacheKey(scope, localId), data: data) { try decode(UserRecord.self, $0) }
+            : try decode(UserRecord.self, data)
+        if let lastLoginAt: String = row[2] { user.lastLoginAt = lastLoginAt }
+        if let lastRefreshAt: String = row[3] { user.lastRefreshAt = lastRefreshAt }
+        return user
     }
 
     private func cacheKey(_ scope: Scope, _ localId: String) -> String {
@@ -33,7 +43,7 @@ struct SQLiteTransaction: StoreTransaction {
     func user(_ scope: Scope, localId: String) throws -> UserRecord? {
         try Row.fetchOne(
             db.cachedStatement(
-                sql: "SELECT local_id, data FROM users WHERE project_id = ? AND tenant_id = ? AND local_id = ?"),
+                sql: "SELECT \(Self.userColumns) FROM users WHERE project_id = ? AND tenant_id = ? AND local_id = ?"),
             arguments: [scope.projectId, tenantKey(scope), localId]
         ).map { try userRecord(scope, $0) }
     }
@@ -42,7 +52,7 @@ struct SQLiteTransaction: StoreTransaction {
         try Row.fetchAll(
             // No ORDER BY here: it would make SQLite walk the primary key instead of the email index.
             db.cachedStatement(
-                sql: "SELECT local_id, data FROM users WHERE project_id = ? AND tenant_id = ? AND email = ?"),
+                sql: "SELECT \(Self.userColumns) FROM users WHERE project_id = ? AND tenant_id = ? AND email = ?"),
             arguments: [scope.projectId, tenantKey(scope), email.lowercased()]
         ).map { try userRecord(scope, $0) }.sorted { $0.localId < $1.localId }
     }
@@ -50,9 +60,10 @@ struct SQLiteTransaction: StoreTransaction {
     func user(_ scope: Scope, phoneNumber: String) throws -> UserRecord? {
         try Row.fetchOne(
             db.cachedStatement(
-                sql:
-                    "SELECT local_id, data FROM users WHERE project_id = ? AND tenant_id = ? AND phone_number = ? LIMIT 1"
-            ),
+                sql: """
+                    SELECT \(Self.userColumns) FROM users
+                    WHERE project_id = ? AND tenant_id = ? AND phone_number = ? LIMIT 1
+                    """),
             arguments: [scope.projectId, tenantKey(scope), phoneNumber]
         ).map { try userRecord(scope, $0) }
     }
@@ -76,11 +87,13 @@ struct SQLiteTransaction: StoreTransaction {
         // Cached statements: these run on every sign-up, so compile them once per connection.
         try db.cachedStatement(
             sql: """
-                INSERT OR REPLACE INTO users (project_id, tenant_id, local_id, email, phone_number, data)
-                VALUES (?, ?, ?, ?, ?, ?)
+                INSERT OR REPLACE INTO users
+                    (project_id, tenant_id, local_id, email, phone_number, data, last_login_at, last_refresh_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 """
         ).execute(arguments: [
             scope.projectId, tenant, user.localId, user.email?.lowercased(), user.phoneNumber, data,
+            user.lastLoginAt, user.lastRefreshAt,
         ])
         // Synthesized Codable round-trips: these bytes decode to exactly `user`. (A rolled-back
         // transaction leaves an entry whose bytes match no stored row: it is never hit.)
@@ -99,17 +112,13 @@ struct SQLiteTransaction: StoreTransaction {
     }
 
     func saveSessionTimes(_ scope: Scope, _ user: UserRecord) throws {
-        let data = try Data.fetchOne(
-            db.cachedStatement(
-                sql: """
-                    UPDATE users
-                    SET data = CAST(json_set(CAST(data AS TEXT), '$.lastLoginAt', ?, '$.lastRefreshAt', ?) AS BLOB)
-                    WHERE project_id = ? AND tenant_id = ? AND local_id = ?
-                    RETURNING data
-                    """),
-            arguments: [user.lastLoginAt, user.lastRefreshAt, scope.projectId, tenantKey(scope), user.localId])
-        // The new bytes differ from the old only in these two fields, which `user` already has.
-        if let data { userCache.store(key: cacheKey(scope, user.localId), data: data, record: user) }
+        // `data` is left as it is (its decoded form stays cached); the columns win when read.
+        try db.cachedStatement(
+            sql: """
+                UPDATE users SET last_login_at = ?, last_refresh_at = ?
+                WHERE project_id = ? AND tenant_id = ? AND local_id = ?
+                """
+        ).execute(arguments: [user.lastLoginAt, user.lastRefreshAt, scope.projectId, tenantKey(scope), user.localId])
     }
 
     func deleteUser(_ scope: Scope, localId: String) throws -> Bool {
@@ -129,7 +138,7 @@ struct SQLiteTransaction: StoreTransaction {
     }
 
     func listUsers(_ scope: Scope, after: String?, limit: Int?, descending: Bool) throws -> [UserRecord] {
-        var sql = "SELECT data FROM users WHERE project_id = ? AND tenant_id = ?"
+        var sql = "SELECT \(Self.userColumns) FROM users WHERE project_id = ? AND tenant_id = ?"
         var arguments: StatementArguments = [scope.projectId, tenantKey(scope)]
         if let after {
             sql += descending ? " AND local_id < ?" : " AND local_id > ?"
@@ -140,7 +149,8 @@ struct SQLiteTransaction: StoreTransaction {
             sql += " LIMIT ?"
             arguments += [limit]
         }
-        return try Data.fetchAll(db, sql: sql, arguments: arguments).map { try decode(UserRecord.self, $0) }
+        // Listing pages through many users: decoded directly, not through (and out of) the cache.
+        return try Row.fetchAll(db, sql: sql, arguments: arguments).map { try userRecord(scope, $0, cached: false) }
     }
 
     func countUsers(_ scope: Scope) throws -> Int {

@@ -101,6 +101,15 @@ enum Schema {
                     );
                     """)
         }
+        // The two fields every sign-in and refresh changes, in columns of their own: stamping them
+        // no longer rewrites the record's JSON (rows from v4 keep their values in `data`).
+        migrator.registerMigration("v5-session-times") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE users ADD COLUMN last_login_at TEXT;
+                    ALTER TABLE users ADD COLUMN last_refresh_at TEXT;
+                    """)
+        }
         return migrator
     }()
 }

@@ -74,6 +74,37 @@ def test_acknowledged_writes_survive_repeated_sigkill(tmp_path):
     assert check.stdout.strip() == "ok"
 
 
+def test_kill_during_checkpoint_state_is_not_mistaken_for_truncation(tmp_path):
+    """A kill during a WAL checkpoint leaves page 1 (with the grown page count) written before the
+    pages that extend the file. The WAL still holds every page: SQLite recovers, and authemu must
+    not refuse the file as truncated. The state is made by killing the daemon with a full WAL and
+    then growing the page count in the main file's header as that checkpoint would have."""
+    daemon = Daemon(tmp_path, ephemeral=False)
+    daemon.start()
+    api = Api(daemon.base)
+    created = [api.v1("accounts:signUp", {"email": f"c{i}@example.com", "password": "secret123"}).json()["localId"]
+               for i in range(30)]
+    assert daemon.kill() == -9
+    wal = daemon.data.with_name(daemon.data.name + "-wal")
+    assert wal.stat().st_size > 0
+    header = bytearray(daemon.data.read_bytes()[:100])
+    page_size = int.from_bytes(header[16:18], "big")
+    pages = daemon.data.stat().st_size // page_size
+    header[28:32] = (pages + 8).to_bytes(4, "big")  # the count the checkpoint was growing the file to
+    header[92:96] = header[24:28]  # and valid, as SQLite writes it
+    with open(daemon.data, "r+b") as file:
+        file.write(header)
+    daemon.start()
+    try:
+        for local_id in created:
+            found = api.admin("POST", f"v1/projects/{PROJECT}/accounts:lookup", {"localId": [local_id]})
+            assert found.status_code == 200 and found.json()["users"][0]["localId"] == local_id
+    finally:
+        daemon.stop()
+    check = subprocess.run(["sqlite3", str(daemon.data), "PRAGMA integrity_check;"], capture_output=True, text=True)
+    assert check.stdout.strip() == "ok"
+
+
 @pytest.mark.skipif(os.geteuid() != 0, reason="mounting a small tmpfs needs root")
 def test_full_disk_answers_503_and_recovers(tmp_path):
     mount = tmp_path / "small"
