@@ -20,6 +20,13 @@ struct WireFormatTests {
         #expect(try JSONValue.parse(Data(roundTrip.serialized())) == roundTrip)
     }
 
+    @Test("RFC 3339 times carry milliseconds and Z, as the SDKs parse them")
+    func rfc3339() {
+        #expect(Date(timeIntervalSince1970: 1_659_378_675.426).rfc3339Millis == "2022-08-01T18:31:15.426Z")
+        #expect(Date(timeIntervalSince1970: 0).rfc3339Millis == "1970-01-01T00:00:00.000Z")
+        #expect(Date(timeIntervalSince1970: 4_102_444_799.999).rfc3339Millis == "2099-12-31T23:59:59.999Z")
+    }
+
     @Test("refresh tokens: round trip with tenant and second factor; base64url accepted; tampering refused")
     func refreshTokens() throws {
         let token = RefreshToken(

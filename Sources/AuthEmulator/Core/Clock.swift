@@ -33,13 +33,8 @@ extension Date {
     public var epochSeconds: Int64 { Int64(timeIntervalSince1970.rounded(.down)) }
 
     /// RFC 3339 UTC with milliseconds, e.g. `2022-08-01T18:31:15.426Z` (iOS needs the fraction).
-    public var rfc3339Millis: String { Self.rfc3339Formatter.string(from: self) }
+    /// (The format style is plain Swift; `ISO8601DateFormatter` went through ICU's calendar code.)
+    public var rfc3339Millis: String { formatted(Self.rfc3339Style) }
 
-    /// Creating a formatter costs far more than formatting; one is shared (it is thread-safe).
-    nonisolated(unsafe) private static let rfc3339Formatter: ISO8601DateFormatter = {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        return formatter
-    }()
+    private static let rfc3339Style = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 }
