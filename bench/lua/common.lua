@@ -19,3 +19,23 @@ end
 function json_post(path, body)
   return wrk.format("POST", path, {["Content-Type"] = "application/json"}, body)
 end
+
+-- A multi-request flow: the steps run in order, each { request = function(v) ... end,
+-- capture = { name = pattern } } where v holds what earlier steps captured. A step whose captures
+-- are not all in its response is sent again (a code may not be in the outbox yet); any non-200
+-- starts the flow over.
+function run_flow(steps)
+  local step, v = 1, {}
+  function request()
+    return steps[step].request(v)
+  end
+  function response(status, headers, body)
+    if status ~= 200 then step = 1 return end
+    for name, pattern in pairs(steps[step].capture or {}) do
+      local value = string.match(body, pattern)
+      if not value then return end
+      v[name] = value
+    end
+    step = step % #steps + 1
+  end
+end
