@@ -39,3 +39,12 @@ function run_flow(steps)
     step = step % #steps + 1
   end
 end
+
+-- The first step of a second-factor flow: a password sign-in answering a pending credential.
+-- `email_format` gets the thread number (known only once the thread runs).
+function mfa_password_step(email_format)
+  return { request = function(v)
+      return json_post("/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword?key=k",
+        '{"email":"' .. string.format(email_format, tid) .. '","password":"secret123"}')
+    end, capture = { pending = '"mfaPendingCredential":"([^"]+)"', enrollment = '"mfaEnrollmentId":"([^"]+)"' } }
+end

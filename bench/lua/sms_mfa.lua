@@ -4,10 +4,7 @@ dofile(os.getenv("BENCH_LUA") .. "/common.lua")
 local project = os.getenv("BENCH_PROJECT")
 
 run_flow({
-  { request = function(v)
-      return json_post("/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword?key=k",
-        string.format('{"email":"mfa%d@bench.test","password":"secret123"}', tid))
-    end, capture = { pending = '"mfaPendingCredential":"([^"]+)"', enrollment = '"mfaEnrollmentId":"([^"]+)"' } },
+  mfa_password_step("mfa%d@bench.test"),
   { request = function(v)
       return json_post("/identitytoolkit.googleapis.com/v2/accounts/mfaSignIn:start?key=k",
         '{"mfaPendingCredential":"' .. v.pending .. '","mfaEnrollmentId":"' .. v.enrollment .. '"}')

@@ -5,10 +5,7 @@ dofile(os.getenv("BENCH_LUA") .. "/common.lua")
 local project = os.getenv("BENCH_PROJECT")
 
 run_flow({
-  { request = function(v)
-      return json_post("/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword?key=k",
-        string.format('{"email":"totp%d@bench.test","password":"secret123"}', tid))
-    end, capture = { pending = '"mfaPendingCredential":"([^"]+)"', enrollment = '"mfaEnrollmentId":"([^"]+)"' } },
+  mfa_password_step("totp%d@bench.test"),
   { request = function(v)
       return wrk.format("GET", string.format("/emulator/v1/projects/%s/totpCodes?localId=totp%d", project, tid))
     end, capture = { code = '"code":"(%d+)"' } },
