@@ -205,3 +205,58 @@ struct AccountRouteTests {
         }
     }
 }
+
+@Suite("Out-of-range numbers from clients")
+struct OutOfRangeNumberTests {
+    static func unsignedToken(_ claims: JSONValue) -> String {
+        func part(_ value: JSONValue) -> String {
+            Data(value.serialized()).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+                .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        }
+        return part(.object(["alg": "none", "typ": "JWT"])) + "." + part(claims) + "."
+    }
+
+    @Test("an ID token or refresh token with iat/issuedAt beyond 64 bits, and negative query paging, get answers")
+    func hugeNumbers() async throws {
+        let harness = try Harness()
+        try await harness.run { client in
+            let created = try await client.signUp("range@example.com")
+            let localId = created.string("localId")
+            // Converting 1e300 to an integer traps: these used to take the daemon down.
+            let token = Self.unsignedToken(
+                .object([
+                    "user_id": .string(localId), "sub": .string(localId), "aud": "example", "iat": .number(1e300),
+                ]))
+            let lookup = try await client.v1("accounts:lookup", ["idToken": .string(token)])
+            #expect(lookup.status == 200)
+            #expect(lookup["users"]?.arrayValue?.first?["localId"]?.stringValue == localId)
+            var refresh = try RefreshToken.decode(created.string("refreshToken"))
+            let refreshJSON = try JSONValue.parse(Data(base64Encoded: Base64.padded(refresh.encoded()))!)
+            guard case .object(var object) = refreshJSON else {
+                Issue.record("not an object")
+                return
+            }
+            object["issuedAt"] = .number(1e300)
+            let huge = Data(JSONValue.object(object).serialized()).base64EncodedString()
+            refresh = try RefreshToken.decode(huge)
+            #expect(refresh.issuedAt == nil)
+            let refreshed = try await client.call(
+                .post, "/securetoken.googleapis.com/v1/token",
+                JSONValue.object(["grant_type": "refresh_token", "refresh_token": .string(huge)]).jsonString())
+            #expect(refreshed.status == 200)
+            #expect(refreshed.string("user_id") == localId)
+            for paging: [String: JSONValue] in [["offset": -1], ["limit": -3], ["limit": .number(1e300)]] {
+                let query = try await client.call(
+                    .post, "/identitytoolkit.googleapis.com/v1/projects/example/accounts:query",
+                    JSONValue.object(paging).jsonString(), admin: true)
+                if paging["limit"] == .number(1e300) {
+                    #expect(query.status == 200)
+                    #expect(query.string("recordsCount") == "1")
+                } else {
+                    #expect(query.status == 400)
+                    #expect(query.errorMessage == "INVALID_ARGUMENT : limit and offset must not be negative")
+                }
+            }
+        }
+    }
+}

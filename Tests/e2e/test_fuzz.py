@@ -1,5 +1,6 @@
 """Fuzzing every route (issue 8 §5): malformed, mistyped, oversized and deeply nested JSON, bad
 query strings and headers. Zero 5xx, the daemon keeps serving. AUTHEMU_FUZZ_EXAMPLES scales it."""
+import base64
 import json
 import os
 
@@ -38,8 +39,26 @@ FIELDS = ["email", "password", "idToken", "refreshToken", "grantType", "phoneNum
           "customAttributes", "validSince", "token", "postBody", "requestUri", "oobCode", "kind", "fault", "count",
           "signIn", "testPhoneNumbers", "mfaConfig", "emulatorSettings", "recaptchaConfig", "localIds", "appToken"]
 
+
+
+def unsigned_jwt(claims):
+    def part(value):
+        return base64.urlsafe_b64encode(json.dumps(value).encode()).decode().rstrip("=")
+    return part({"alg": "none", "typ": "JWT"}) + "." + part(claims) + "."
+
+
+# Well-formed tokens with hostile claims: ID tokens and refresh tokens are only base64 JSON, so
+# every number in them (iat, issuedAt, ...) comes from the client.
+claims = st.dictionaries(
+    st.sampled_from(["user_id", "sub", "aud", "iat", "exp", "auth_time", "firebase", "localId", "projectId",
+                     "provider", "issuedAt", "tenantId", "secondFactor", "_AuthEmulatorRefreshToken"]),
+    st.one_of(st.integers(-2**70, 2**70), st.floats(allow_nan=False), st.just(1e300), st.text(max_size=10),
+              st.just("DO NOT MODIFY"), st.dictionaries(st.sampled_from(["tenant", "identifier"]), st.text(max_size=5))),
+    max_size=7)
+tokens = st.one_of(claims.map(unsigned_jwt), claims.map(lambda c: base64.b64encode(json.dumps(c).encode()).decode()))
 scalars = st.one_of(st.none(), st.booleans(), st.integers(-2**63, 2**63), st.floats(allow_nan=False),
-                    st.text(max_size=40), st.sampled_from(["", "+15555550100", "NO_RECAPTCHA", "x" * 5000, "{"]))
+                    st.text(max_size=40), st.sampled_from(["", "+15555550100", "NO_RECAPTCHA", "x" * 5000, "{"]),
+                    tokens)
 values = st.recursive(scalars, lambda children: st.one_of(
     st.lists(children, max_size=4), st.dictionaries(st.sampled_from(FIELDS) | st.text(max_size=8), children,
                                                     max_size=5)), max_leaves=12)

@@ -187,9 +187,14 @@ extension Emulator {
             throw AuthError.notImplemented("accounts:query sortBy \(sortBy)")
         }
         let descending = body["order"]?.stringValue == "DESC"
-        let limit = body["limit"].flatMap { $0.doubleValue ?? $0.stringValue.flatMap(Double.init) }.map { Int($0) }
+        let limit = body["limit"].flatMap { $0.doubleValue ?? $0.stringValue.flatMap(Double.init) }.flatMap(
+            \.truncatedInt)
         let offset =
-            body["offset"].flatMap { $0.doubleValue ?? $0.stringValue.flatMap(Double.init) }.map { Int($0) } ?? 0
+            body["offset"].flatMap { $0.doubleValue ?? $0.stringValue.flatMap(Double.init) }.flatMap(\.truncatedInt)
+            ?? 0
+        if offset < 0 || (limit ?? 0) < 0 {
+            throw AuthError("INVALID_ARGUMENT", "limit and offset must not be negative")
+        }
         let scope = caller.scope
         let (count, users): (Int, [UserRecord]) = try await store.read { tx in
             let all = try tx.listUsers(scope, after: nil, limit: nil, descending: descending)

@@ -48,7 +48,7 @@ extension ScopeSettings {
 
     /// Accepted TOTP steps either side of the current one (0–10, default 5).
     public var totpAdjacentIntervals: Int {
-        Int(totpProviderConfig?.value(at: "totpProviderConfig.adjacentIntervals")?.doubleValue ?? 5)
+        totpProviderConfig?.value(at: "totpProviderConfig.adjacentIntervals")?.doubleValue?.truncatedInt ?? 5
     }
 
     /// Whether users with enrolled factors must complete a second factor at sign-in.

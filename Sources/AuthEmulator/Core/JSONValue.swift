@@ -176,3 +176,10 @@ extension JSONValue {
         return String(decoding: result, as: UTF8.self)
     }
 }
+
+extension Double {
+    /// Truncated to an integer, or nil when there is none in range (NaN, infinity, beyond 64 bits):
+    /// `Int(_:)` traps on those, and every number here can come from a client.
+    public var truncatedInt64: Int64? { isFinite ? Int64(exactly: rounded(.towardZero)) : nil }
+    public var truncatedInt: Int? { truncatedInt64.flatMap { Int(exactly: $0) } }
+}

@@ -31,19 +31,19 @@ public struct EmulatorSettings: Sendable, Equatable {
 
     public init(_ value: JSONValue?) {
         guard let value else { return }
-        if let number = value["smsCodeLifetimeSeconds"]?.doubleValue { codeLifetimeSeconds = Int(number) }
-        if let number = value["smsMaxAttempts"]?.doubleValue { maxAttempts = Int(number) }
+        if let number = value["smsCodeLifetimeSeconds"]?.doubleValue?.truncatedInt { codeLifetimeSeconds = number }
+        if let number = value["smsMaxAttempts"]?.doubleValue?.truncatedInt { maxAttempts = number }
         if let flag = value["smsSupersedeOlderCodes"]?.boolValue { supersedeOlderCodes = flag }
-        if let number = value["smsQuotaPerNumberPerHour"]?.doubleValue { quotaPerNumberPerHour = Int(number) }
-        if let number = value["smsQuotaPerIpPerHour"]?.doubleValue { quotaPerIPPerHour = Int(number) }
-        if let number = value["mfaMaxEnrolledFactors"]?.doubleValue { maxEnrolledFactors = Int(number) }
-        if let number = value["mfaPendingCredentialLifetimeSeconds"]?.doubleValue {
-            mfaPendingCredentialLifetimeSeconds = Int(number)
+        if let number = value["smsQuotaPerNumberPerHour"]?.doubleValue?.truncatedInt { quotaPerNumberPerHour = number }
+        if let number = value["smsQuotaPerIpPerHour"]?.doubleValue?.truncatedInt { quotaPerIPPerHour = number }
+        if let number = value["mfaMaxEnrolledFactors"]?.doubleValue?.truncatedInt { maxEnrolledFactors = number }
+        if let number = value["mfaPendingCredentialLifetimeSeconds"]?.doubleValue?.truncatedInt {
+            mfaPendingCredentialLifetimeSeconds = number
         }
         if let mode = value["appVerification"]?.stringValue { appVerificationEnforced = mode.lowercased() == "enforce" }
         if let flag = value["totpReplayProtection"]?.boolValue { totpReplayProtection = flag }
-        if let number = value["totpEnrollmentLifetimeSeconds"]?.doubleValue {
-            totpEnrollmentLifetimeSeconds = Int(number)
+        if let number = value["totpEnrollmentLifetimeSeconds"]?.doubleValue?.truncatedInt {
+            totpEnrollmentLifetimeSeconds = number
         }
     }
 

@@ -66,7 +66,7 @@ public struct RefreshToken: Codable, Sendable, Equatable {
             localId: localId, provider: provider, extraClaims: json["extraClaims"]?.objectValue ?? [:],
             scope: Scope(projectId: projectId, tenantId: json["tenantId"]?.stringValue), secondFactor: secondFactor,
             issuedAt: 0)
-        token.issuedAt = json["issuedAt"]?.doubleValue.map { Int64($0) }
+        token.issuedAt = json["issuedAt"]?.doubleValue?.truncatedInt64
         return token
     }
 }

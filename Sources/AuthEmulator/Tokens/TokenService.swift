@@ -144,7 +144,7 @@ public struct TokenService: Sendable {
         return IdTokenClaims(
             localId: localId, projectId: claims.aud, tenantId: claims.firebase?.tenant,
             signInProvider: claims.firebase?.sign_in_provider ?? "custom", secondFactor: secondFactor,
-            issuedAt: Int64(claims.iat ?? 0))
+            issuedAt: claims.iat?.truncatedInt64 ?? 0)
     }
 
     /// A session cookie: the ID token's claims re-issued with a longer life (§5.4).
