@@ -216,7 +216,9 @@ struct OutOfRangeNumberTests {
         return part(.object(["alg": "none", "typ": "JWT"])) + "." + part(claims) + "."
     }
 
-    @Test("an ID token or refresh token with iat/issuedAt beyond 64 bits, and negative query paging, get answers")
+    @Test(
+        "tokens with iat/issuedAt beyond 64 bits, negative paging, a bare \"=\" in an IdP post body: answers, not traps"
+    )
     func hugeNumbers() async throws {
         let harness = try Harness()
         try await harness.run { client in
@@ -245,6 +247,18 @@ struct OutOfRangeNumberTests {
                 JSONValue.object(["grant_type": "refresh_token", "refresh_token": .string(huge)]).jsonString())
             #expect(refreshed.status == 200)
             #expect(refreshed.string("user_id") == localId)
+            // Splitting "=" into key and value, and paging from a negative token, trapped as well.
+            let idp = try await client.v1(
+                "accounts:signInWithIdp",
+                ["postBody": "=&providerId=google.com", "requestUri": "http://localhost", "returnSecureToken": true])
+            #expect(idp.status == 400)
+            #expect(
+                idp.errorMessage
+                    == "INVALID_IDP_RESPONSE : ((Unsupported or malformed id_token; the emulator needs an id_token with a sub claim.))"
+            )
+            let configs = try await client.call(
+                .get, "/identitytoolkit.googleapis.com/v2/projects/example/oauthIdpConfigs?pageToken=-5", admin: true)
+            #expect(configs.errorMessage == "INVALID_PAGE_SELECTION : Invalid page token.")
             for paging: [String: JSONValue] in [["offset": -1], ["limit": -3], ["limit": .number(1e300)]] {
                 let query = try await client.call(
                     .post, "/identitytoolkit.googleapis.com/v1/projects/example/accounts:query",

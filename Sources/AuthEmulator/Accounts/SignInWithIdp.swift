@@ -99,7 +99,8 @@ struct IdpAssertion {
     init(postBody: String, tokens: TokenService) throws(AuthError) {
         var fields: [String: String] = [:]
         for pair in postBody.split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
+            // Keeping empty parts: a pair of just "=" has none otherwise, and parts[0] would trap.
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
             let key = parts[0].removingPercentEncoding ?? parts[0]
             let value =
                 parts.count > 1

@@ -80,6 +80,8 @@ extension Emulator {
     {
         let all = try await store.read { tx in try tx.listIdpConfigs(scope, kind: kind.rawValue) }
         let start = pageToken.flatMap(Int.init) ?? 0
+        // A negative start would trap in dropFirst.
+        guard start >= 0 else { throw AuthError("INVALID_PAGE_SELECTION", "Invalid page token.") }
         let size = min(max(pageSize ?? 100, 1), 100)
         let page = Array(all.dropFirst(start).prefix(size))
         var response: [String: JSONValue] = [kind.rawValue: .array(page)]
