@@ -1,6 +1,17 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+/// Release executables are linked by the toolchain's lld with packed relative relocations
+/// (DT_RELR, glibc >= 2.36) and without exporting every symbol to the dynamic table: the binary
+/// stays position-independent, but the loader no longer reads a 3 MB relocation table and a
+/// 2.4 MB symbol table at start. Idle RSS 39 -> 29 MiB (bench/README.md, "Idle RSS").
+let releaseLinking: [LinkerSetting] = [
+    .unsafeFlags(
+        ["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic"],
+        .when(platforms: [.linux], configuration: .release)
+    )
+]
+
 let package = Package(
     name: "authemu",
     platforms: [.macOS(.v14)],
@@ -47,13 +58,13 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
-                                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-                .systemLibrary(
+        .systemLibrary(
             name: "CSystemd",
             pkgConfig: "libsystemd",
             providers: [.apt(["libsystemd-dev"])]
@@ -68,16 +79,18 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
-            ]
+            ],
+            linkerSettings: releaseLinking
         ),
         .executableTarget(
             name: "authemu-bench-baseline",
             dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
-            path: "Sources/authemu-bench-baseline"
+            path: "Sources/authemu-bench-baseline",
+            linkerSettings: releaseLinking
         ),
         .testTarget(
             name: "AuthEmulatorTests",
