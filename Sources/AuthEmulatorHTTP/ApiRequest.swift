@@ -112,46 +112,7 @@ struct ApiRequest: Sendable {
     }
 
     static func formBody(_ text: String) -> JSONValue {
-        var object: [String: JSONValue] = [:]
-        for pair in text.utf8.split(separator: UInt8(ascii: "&")) {
-            let parts = pair.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
-            object[formDecoded(parts[0])] = .string(parts.count > 1 ? formDecoded(parts[1]) : "")
-        }
-        return .object(object)
-    }
-
-    /// `application/x-www-form-urlencoded` decoding: `+` is a space, `%XX` a byte; a `%` not
-    /// followed by two hex digits is kept as it is. (Foundation's `removingPercentEncoding` made
-    /// a token refresh cost twice a sign-in.)
-    static func formDecoded(_ bytes: Substring.UTF8View.SubSequence) -> String {
-        let input = Array(bytes)
-        var output: [UInt8] = []
-        output.reserveCapacity(input.count)
-        var index = 0
-        while index < input.count {
-            let byte = input[index]
-            if byte == UInt8(ascii: "+") {
-                output.append(UInt8(ascii: " "))
-            } else if byte == UInt8(ascii: "%"), index + 2 < input.count,
-                let high = hexValue(input[index + 1]), let low = hexValue(input[index + 2])
-            {
-                output.append(high << 4 | low)
-                index += 2
-            } else {
-                output.append(byte)
-            }
-            index += 1
-        }
-        return String(decoding: output, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
+        .object(FormEncoding.fields(text).mapValues { .string($0) })
     }
 }
 

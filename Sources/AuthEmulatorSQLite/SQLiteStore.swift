@@ -90,16 +90,15 @@ public final class SQLiteStore: AuthStore {
         }
     }
 
+    // Transactions run on the calling task's thread through GRDB's synchronous API: they are short
+    // (no awaits inside), and the asynchronous API's hop to a dispatch queue and back cost two
+    // thread wake-ups per request.
     public func read<T: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) throws -> T) async throws -> T {
-        try await mapped {
-            try await self.writer.read { db in try body(SQLiteTransaction(db: db, userCache: self.userCache)) }
-        }
+        try mapped { try self.writer.read { db in try body(SQLiteTransaction(db: db, userCache: self.userCache)) } }
     }
 
     public func write<T: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) throws -> T) async throws -> T {
-        try await mapped {
-            try await self.writer.write { db in try body(SQLiteTransaction(db: db, userCache: self.userCache)) }
-        }
+        try mapped { try self.writer.write { db in try body(SQLiteTransaction(db: db, userCache: self.userCache)) } }
     }
 
     public func isReady() async -> Bool {
@@ -115,9 +114,9 @@ public final class SQLiteStore: AuthStore {
     }
 
     /// Storage failures that a client can wait out (disk full, read-only file) become 503s.
-    private func mapped<T>(_ body: () async throws -> T) async throws -> T {
+    private func mapped<T>(_ body: () throws -> T) throws -> T {
         do {
-            return try await body()
+            return try body()
         } catch let error as DatabaseError {
             switch error.resultCode {
             case .SQLITE_FULL, .SQLITE_READONLY, .SQLITE_IOERR, .SQLITE_CANTOPEN, .SQLITE_BUSY, .SQLITE_LOCKED:

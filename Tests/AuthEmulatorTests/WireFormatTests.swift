@@ -20,6 +20,15 @@ struct WireFormatTests {
         #expect(try JSONValue.parse(Data(roundTrip.serialized())) == roundTrip)
     }
 
+    @Test("form bodies: + and %XX decoded, stray % kept, bare keys and \"=\" pairs, last key wins")
+    func formFields() {
+        #expect(
+            FormEncoding.fields("a=1&b=x+y%20z&=&c&d=%zz%4&e=%E2%82%AC&a=2&grant_type=refresh_token")
+                == ["a": "2", "b": "x y z", "": "", "c": "", "d": "%zz%4", "e": "€", "grant_type": "refresh_token"])
+        #expect(FormEncoding.fields("") == [:])
+        #expect(FormEncoding.fields("k=%FF") == ["k": "\u{FFFD}"])
+    }
+
     @Test("RFC 3339 times carry milliseconds and Z, as the SDKs parse them")
     func rfc3339() {
         #expect(Date(timeIntervalSince1970: 1_659_378_675.426).rfc3339Millis == "2022-08-01T18:31:15.426Z")

@@ -140,6 +140,46 @@ def test_full_disk_answers_503_and_recovers(tmp_path):
         subprocess.run(["umount", "-l", str(mount)])
 
 
+def test_read_only_database_answers_503_and_recovers(tmp_path):
+    """The database files turn read-only under a running daemon (the immutable attribute refuses
+    writes even on the descriptors SQLite already holds, as a read-only remount would): writes
+    answer 503, reads keep being served, nothing half-written appears, and writes resume once the
+    files are writable again."""
+    daemon = Daemon(tmp_path, ephemeral=False)
+    daemon.start()
+    files = [str(daemon.data) + suffix for suffix in ("", "-wal")]
+    try:
+        api = Api(daemon.base)
+        before = api.v1("accounts:signUp", {"email": "before@example.com", "password": "secret123",
+                                            "returnSecureToken": True})
+        assert before.status_code == 200
+        if subprocess.run(["chattr", "+i", *files], capture_output=True).returncode != 0:
+            pytest.skip("this filesystem has no immutable attribute (chattr +i)")
+        try:
+            during = api.v1("accounts:signUp", {"email": "during@example.com", "password": "secret123"})
+            assert during.status_code == 503, during.text
+            assert during.json()["error"]["status"] == "UNAVAILABLE"
+            sign_in = api.v1("accounts:signInWithPassword", {"email": "before@example.com", "password": "secret123"})
+            assert sign_in.status_code == 503, sign_in.text
+            lookup = api.v1("accounts:lookup", {"idToken": before.json()["idToken"]})
+            assert lookup.status_code == 200, lookup.text
+            assert lookup.json()["users"][0]["email"] == "before@example.com"
+        finally:
+            subprocess.run(["chattr", "-i", *files], check=True)
+        after = api.v1("accounts:signUp", {"email": "after@example.com", "password": "secret123"})
+        assert after.status_code == 200, after.text
+        missing = api.v1("accounts:signInWithPassword", {"email": "during@example.com", "password": "secret123"})
+        assert missing.status_code == 400
+        assert missing.json()["error"]["message"] == "EMAIL_NOT_FOUND"
+        assert api.v1("accounts:signInWithPassword",
+                      {"email": "before@example.com", "password": "secret123"}).status_code == 200
+    finally:
+        subprocess.run(["chattr", "-i", *files], capture_output=True)
+        daemon.stop()
+    check = subprocess.run(["sqlite3", str(daemon.data), "PRAGMA integrity_check"], capture_output=True, text=True)
+    assert check.stdout.strip() == "ok"
+
+
 @pytest.mark.parametrize("damage", ["truncate", "garbage"])
 def test_damaged_database_refuses_to_start_and_is_not_modified(tmp_path, damage):
     daemon = Daemon(tmp_path, ephemeral=False)

@@ -97,16 +97,7 @@ struct IdpAssertion {
     }
 
     init(postBody: String, tokens: TokenService) throws(AuthError) {
-        var fields: [String: String] = [:]
-        for pair in postBody.split(separator: "&") {
-            // Keeping empty parts: a pair of just "=" has none otherwise, and parts[0] would trap.
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
-            let key = parts[0].removingPercentEncoding ?? parts[0]
-            let value =
-                parts.count > 1
-                ? (parts[1].replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? parts[1]) : ""
-            fields[key] = value
-        }
+        let fields = FormEncoding.fields(postBody)
         guard let providerId = fields["providerId"], !providerId.isEmpty else {
             throw AuthError("INVALID_CREDENTIAL_OR_PROVIDER_ID", "Invalid IdP response/credential: \(postBody)")
         }

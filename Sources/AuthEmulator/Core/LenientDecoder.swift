@@ -79,7 +79,7 @@ private struct ValueDecoder: Decoder {
 
 /// JSONValue fields keep the raw JSON (no coercion); everything else goes through the decoder.
 private func decodeValue<T: Decodable>(_ type: T.Type, _ value: JSONValue, _ path: [any CodingKey]) throws -> T {
-    if let raw = value as? T { return raw }
+    if T.self == JSONValue.self { return value as! T }
     return try T(from: ValueDecoder(value: value, codingPath: path))
 }
 
@@ -110,6 +110,37 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
         guard let value = object[key.stringValue], value != .null else { return nil }
         return try decodeValue(T.self, value, codingPath + [key])
+    }
+
+    // The scalar fields every request has, decoded without the generic path (a dynamic cast, a
+    // coding-path array and an existential container per field).
+    private func scalar(_ key: Key) throws -> SingleContainer {
+        guard let value = object[key.stringValue] else {
+            throw DecodingError.keyNotFound(key, .init(codingPath: codingPath, debugDescription: "missing"))
+        }
+        return SingleContainer(value: value, parentPath: codingPath, key: key)
+    }
+
+    private func presentScalar(_ key: Key) -> SingleContainer? {
+        guard let value = object[key.stringValue], value != .null else { return nil }
+        return SingleContainer(value: value, parentPath: codingPath, key: key)
+    }
+
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try scalar(key).decode(type) }
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try scalar(key).decode(type) }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try scalar(key).decode(type) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try scalar(key).decode(type) }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try scalar(key).decode(type) }
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
+        try presentScalar(key)?.decode(type)
+    }
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try presentScalar(key)?.decode(type) }
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try presentScalar(key)?.decode(type) }
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? {
+        try presentScalar(key)?.decode(type)
+    }
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
+        try presentScalar(key)?.decode(type)
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
@@ -173,7 +204,22 @@ private struct UnkeyedContainer: UnkeyedDecodingContainer {
 
 private struct SingleContainer: SingleValueDecodingContainer {
     let value: JSONValue
-    let codingPath: [any CodingKey]
+    let parentPath: [any CodingKey]
+    let key: (any CodingKey)?
+    /// Built only when asked for (errors, nested decoders).
+    var codingPath: [any CodingKey] { key.map { parentPath + [$0] } ?? parentPath }
+
+    init(value: JSONValue, codingPath: [any CodingKey]) {
+        self.value = value
+        self.parentPath = codingPath
+        self.key = nil
+    }
+
+    init(value: JSONValue, parentPath: [any CodingKey], key: any CodingKey) {
+        self.value = value
+        self.parentPath = parentPath
+        self.key = key
+    }
 
     func mismatch(_ expected: String) -> DecodingError {
         .typeMismatch(Any.self, .init(codingPath: codingPath, debugDescription: "should be \(expected)"))
