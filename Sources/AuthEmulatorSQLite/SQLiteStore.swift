@@ -7,6 +7,7 @@ import GRDB
 public final class SQLiteStore: AuthStore {
     let writer: any DatabaseWriter
     let userCache = UserRecordCache()
+    let writesInProgress = WriteCounter()
 
     /// Opens (creating if absent) the database at `path`. An existing file that is not an authemu
     /// database, is truncated or corrupt, or was written by a newer authemu is refused and left
@@ -90,15 +91,27 @@ public final class SQLiteStore: AuthStore {
         }
     }
 
-    // Transactions run on the calling task's thread through GRDB's synchronous API: they are short
-    // (no awaits inside), and the asynchronous API's hop to a dispatch queue and back cost two
-    // thread wake-ups per request.
+    // Transactions are short (no awaits inside) and run on the calling task's thread through
+    // GRDB's synchronous API: the asynchronous API's hop to a dispatch queue and back costs two
+    // thread wake-ups per request. Reads have a pool of connections; a write that would have to
+    // wait for another one waits suspended instead, not blocking one of the few task-pool threads.
     public func read<T: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) throws -> T) async throws -> T {
         try mapped { try self.writer.read { db in try body(SQLiteTransaction(db: db, userCache: self.userCache)) } }
     }
 
     public func write<T: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) throws -> T) async throws -> T {
-        try mapped { try self.writer.write { db in try body(SQLiteTransaction(db: db, userCache: self.userCache)) } }
+        let contended = writesInProgress.enter() > 1
+        defer { writesInProgress.leave() }
+        if contended {
+            do {
+                return try await writer.write { db in try body(SQLiteTransaction(db: db, userCache: self.userCache)) }
+            } catch {
+                throw Self.unavailable(error)
+            }
+        }
+        return try mapped {
+            try self.writer.write { db in try body(SQLiteTransaction(db: db, userCache: self.userCache)) }
+        }
     }
 
     public func isReady() async -> Bool {
@@ -117,15 +130,35 @@ public final class SQLiteStore: AuthStore {
     private func mapped<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
-        } catch let error as DatabaseError {
-            switch error.resultCode {
-            case .SQLITE_FULL, .SQLITE_READONLY, .SQLITE_IOERR, .SQLITE_CANTOPEN, .SQLITE_BUSY, .SQLITE_LOCKED:
-                throw AuthError.storeUnavailable(error.message ?? "\(error.resultCode)")
-            default:
-                throw error
-            }
+        } catch {
+            throw Self.unavailable(error)
         }
     }
+
+    private static func unavailable(_ error: any Error) -> any Error {
+        guard let error = error as? DatabaseError else { return error }
+        switch error.resultCode {
+        case .SQLITE_FULL, .SQLITE_READONLY, .SQLITE_IOERR, .SQLITE_CANTOPEN, .SQLITE_BUSY, .SQLITE_LOCKED:
+            return AuthError.storeUnavailable(error.message ?? "\(error.resultCode)")
+        default:
+            return error
+        }
+    }
+}
+
+/// How many writes are running or waiting for the writer connection.
+final class WriteCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+
+    /// Counts a write in; returns how many there are now, this one included.
+    func enter() -> Int {
+        lock.withLock {
+            count += 1
+            return count
+        }
+    }
+    func leave() { lock.withLock { count -= 1 } }
 }
 
 /// Why a database file was refused at start-up.

@@ -125,6 +125,34 @@ struct StoreConformanceTests {
         }
     }
 
+    @Test("concurrent writes (run in place or waiting suspended) all land; failing ones leave nothing")
+    func concurrentWrites() async throws {
+        for (name, store) in try Self.stores() {
+            let scope = Scope(projectId: "p")
+            let outcomes = await withTaskGroup(of: Bool.self) { group in
+                for index in 0..<200 {
+                    group.addTask {
+                        do {
+                            try await store.write { tx in
+                                try tx.save(scope, UserRecord(localId: "u\(index)"))
+                                if index % 4 == 0 { throw AuthError.emailExists }
+                            }
+                            return true
+                        } catch {
+                            return false
+                        }
+                    }
+                }
+                return await group.reduce(into: [Bool]()) { $0.append($1) }
+            }
+            #expect(outcomes.filter { $0 }.count == 150, "\(name)")
+            let stored = try await store.read { tx in
+                (0..<200).filter { (try? tx.user(scope, localId: "u\($0)")) != nil }
+            }
+            #expect(stored == (0..<200).filter { $0 % 4 != 0 }, "\(name)")
+        }
+    }
+
     @Test("tenants, configs, OOB codes and IdP configs round-trip")
     func resources() async throws {
         for (name, store) in try Self.stores() {
