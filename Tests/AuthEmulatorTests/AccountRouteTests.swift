@@ -102,6 +102,66 @@ struct AccountRouteTests {
         }
     }
 
+    @Test("an ENFORCEd password policy refuses new passwords and, with forceUpgradeOnSignin, sign-ins")
+    func passwordPolicy() async throws {
+        let harness = try Harness()
+        try await harness.run { client in
+            let old = try await client.signUp("old@example.com", "secret123")
+            func policy(_ state: String, forceUpgrade: Bool = false) async throws {
+                let body =
+                    #"{"passwordPolicyConfig":{"passwordPolicyEnforcementState":"\#(state)","forceUpgradeOnSignin":\#(forceUpgrade),"passwordPolicyVersions":[{"customStrengthOptions":{"minPasswordLength":8,"containsUppercaseCharacter":true,"containsNumericCharacter":true,"containsNonAlphanumericCharacter":true}}]}}"#
+                let reply = try await client.call(
+                    .patch,
+                    "/identitytoolkit.googleapis.com/v2/projects/example/config?updateMask=passwordPolicyConfig",
+                    body, admin: true)
+                #expect(reply.status == 200, "\(reply.json)")
+            }
+            try await policy("AUDIT")
+            #expect(try await client.signUp("audit@example.com", "simple").status == 200)
+            #expect(
+                try await client.signUp("short@example.com", "abc").errorMessage
+                    == "WEAK_PASSWORD : Password should be at least 6 characters")
+            try await policy("ENFORCE")
+            let weak = try await client.signUp("weak@example.com", "secret1")
+            #expect(weak.status == 400)
+            #expect(
+                weak.errorMessage
+                    == "PASSWORD_DOES_NOT_MEET_REQUIREMENTS : Missing password requirements: [Password must contain at least 8 characters, Password must contain an upper case character, Password must contain a non-alphanumeric character]"
+            )
+            let strong = try await client.signUp("strong@example.com", "Secret12!")
+            #expect(strong.status == 200)
+            let admin = try await client.call(
+                .post, "/identitytoolkit.googleapis.com/v1/projects/example/accounts",
+                #"{"email":"made@example.com","password":"Lowercase!x"}"#, admin: true)
+            #expect(
+                admin.errorMessage
+                    == "PASSWORD_DOES_NOT_MEET_REQUIREMENTS : Missing password requirements: [Password must contain a numeric character]"
+            )
+            let update = try await client.v1(
+                "accounts:update", ["idToken": strong["idToken"]!, "password": "NOSPECIAL123"])
+            #expect(
+                update.errorMessage
+                    == "PASSWORD_DOES_NOT_MEET_REQUIREMENTS : Missing password requirements: [Password must contain a non-alphanumeric character]"
+            )
+            // Existing passwords keep signing in unless the policy forces an upgrade at sign-in.
+            let signIn: [String: JSONValue] = ["email": "old@example.com", "password": "secret123"]
+            #expect(try await client.v1("accounts:signInWithPassword", signIn).status == 200)
+            try await policy("ENFORCE", forceUpgrade: true)
+            #expect(
+                try await client.v1("accounts:signInWithPassword", signIn).errorMessage
+                    == "PASSWORD_DOES_NOT_MEET_REQUIREMENTS : Missing password requirements: [Password must contain an upper case character, Password must contain a non-alphanumeric character]"
+            )
+            #expect(
+                try await client.v1("accounts:signInWithPassword", ["email": "old@example.com", "password": "wrong"])
+                    .errorMessage == "INVALID_PASSWORD")
+            #expect(
+                try await client.v1(
+                    "accounts:signInWithPassword", ["email": "strong@example.com", "password": "Secret12!"]
+                ).status == 200)
+            #expect(old.status == 200)
+        }
+    }
+
     @Test("lookup by idToken redacts the password hash; update with a new password revokes old tokens")
     func lookupUpdateRevocation() async throws {
         let harness = try Harness()

@@ -181,3 +181,28 @@ def test_tenant_scoped_users(admin_auth, api):
 
     tenant_auth.delete_user("t-user")
     assert list(tenant_auth.list_users().iterate_all()) == []
+
+
+def test_enforced_password_policy_refuses_admin_created_passwords(admin_auth, daemon):
+    """Production answers createUser with a policy-breaking password with
+    PASSWORD_DOES_NOT_MEET_REQUIREMENTS (the Admin SDKs have no code for it: a 400 InvalidArgumentError)."""
+    from firebase_admin import exceptions
+    auth, app = admin_auth
+    # tenant_mgt's own calls go to production; the tenant is made over REST.
+    created = requests.post(
+        f"{daemon.base}/identitytoolkit.googleapis.com/v2/projects/{PROJECT}/tenants",
+        headers={"Authorization": "Bearer owner"},
+        json={"displayName": "policy", "allowPasswordSignup": True, "passwordPolicyConfig": {
+            "passwordPolicyEnforcementState": "ENFORCE", "passwordPolicyVersions": [
+                {"customStrengthOptions": {"minPasswordLength": 10, "containsNumericCharacter": True}}]}})
+    assert created.status_code == 200, created.text
+    client = tenant_mgt.auth_for_tenant(created.json()["name"].split("/")[-1], app=app)
+    with pytest.raises(exceptions.InvalidArgumentError) as refused:
+        client.create_user(email="p@example.com", password="shortpw")
+    assert "PASSWORD_DOES_NOT_MEET_REQUIREMENTS" in str(refused.value)
+    assert ("Missing password requirements: [Password must contain at least 10 characters, "
+            "Password must contain a numeric character]") in str(refused.value)
+    user = client.create_user(email="p@example.com", password="long-enough-1")
+    assert client.get_user(user.uid).email == "p@example.com"
+    # The default project has no policy: the same password is fine there.
+    assert auth.create_user(email="p@example.com", password="shortpw", app=app).tenant_id is None

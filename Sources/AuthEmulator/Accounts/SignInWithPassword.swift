@@ -35,6 +35,7 @@ extension Emulator {
             guard PasswordHasher.verify(password, hash: user.passwordHash, salt: user.salt) else {
                 throw privacy ? AuthError.invalidLoginCredentials : AuthError.invalidPassword
             }
+            try settings.passwordRules.check(signInPassword: password)
             if !(settings.mfaEnabled && !user.enrollments.isEmpty) {
                 try self.recordSignIn(tx, scope, &user)
             }

@@ -72,7 +72,7 @@ extension Emulator {
                 throw AuthError.missingEmail
             }
             if let password = request.password {
-                if password.count < Validation.minimumPasswordLength { throw AuthError.weakPassword }
+                try settings.passwordRules.check(newPassword: password)
                 user.setPassword(password, random: random, nowMillis: nowMillis)
             }
             if request.idToken == nil, request.email == nil, request.password == nil, !caller.isAdmin {

@@ -89,7 +89,7 @@ extension Emulator {
                 }
             }
             if let password = request.password {
-                if password.count < Validation.minimumPasswordLength { throw AuthError.weakPassword }
+                try settings.passwordRules.check(newPassword: password)
                 user.setPassword(password, random: random, nowMillis: nowMillis)
                 user.validSince = String(now.epochSeconds)
                 reissue = true

@@ -148,7 +148,7 @@ extension Emulator {
             guard let newPassword = request.newPassword else { return oob }
             guard oob.requestType == .passwordReset else { throw AuthError.invalidOobCode }
             if !settings.passwordSignUpEnabled { throw AuthError.passwordLoginDisabled }
-            if newPassword.count < Validation.minimumPasswordLength { throw AuthError.weakPassword }
+            try settings.passwordRules.check(newPassword: newPassword)
             guard var user = try Emulator.oobUser(tx, oob, scope: scope) else { throw AuthError.invalidOobCode }
             user.setPassword(newPassword, random: random, nowMillis: nowMillis)
             user.validSince = String(now.epochSeconds)

@@ -17,6 +17,8 @@ public struct ScopeSettings: Sendable {
     public var recaptcha: JSONValue = .object([:])
     /// The v2 `passwordPolicyConfig`.
     public var passwordPolicy: JSONValue = .object([:])
+    /// `passwordPolicy` as the rules new passwords are checked against.
+    public var passwordRules = PasswordPolicy(config: .object([:]))
 
     public init() {}
 
@@ -30,6 +32,7 @@ public struct ScopeSettings: Sendable {
         emulator = EmulatorSettings(config["emulatorSettings"])
         recaptcha = config["recaptchaConfig"] ?? .object([:])
         passwordPolicy = config["passwordPolicyConfig"] ?? .object([:])
+        passwordRules = PasswordPolicy(config: passwordPolicy)
     }
 
     public init(tenant: JSONValue, projectConfig config: JSONValue) {
@@ -44,7 +47,10 @@ public struct ScopeSettings: Sendable {
             emulator = EmulatorSettings((config["emulatorSettings"] ?? .object([:])).merged(with: own))
         }
         if let own = tenant["recaptchaConfig"] { recaptcha = own }
-        if let own = tenant["passwordPolicyConfig"] { passwordPolicy = own }
+        if let own = tenant["passwordPolicyConfig"] {
+            passwordPolicy = own
+            passwordRules = PasswordPolicy(config: own)
+        }
     }
 
     static func phoneMap(_ value: JSONValue?) -> [String: String] {
