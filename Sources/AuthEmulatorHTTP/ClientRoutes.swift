@@ -84,7 +84,8 @@ extension RouteTable {
         registerPlannedClientRoutes()
     }
 
-    /// Second factors: `IT/v2/accounts/mfaEnrollment:*` and `mfaSignIn:*`.
+    /// Second factors (`IT/v2/accounts/mfaEnrollment:*`, `mfaSignIn:*`) and passkeys
+    /// (`passkeyEnrollment:*`, `passkeySignIn:*`).
     func registerMfaRoutes() {
         let emulator = self.emulator
         func v2(_ operation: String, _ handler: @escaping @Sendable (ApiRequest) async throws -> JSONValue) {
@@ -104,6 +105,16 @@ extension RouteTable {
         }
         v2("mfaSignIn:finalize") {
             try await emulator.finalizeMfaSignIn($0.decode(FinalizeMfaSignInRequest.self), caller: $0.caller)
+        }
+        v2("passkeyEnrollment:start") {
+            try await emulator.startPasskeyEnrollment($0.decode(PasskeyEnrollmentRequest.self), caller: $0.caller)
+        }
+        v2("passkeyEnrollment:finalize") {
+            try await emulator.finalizePasskeyEnrollment($0.decode(PasskeyEnrollmentRequest.self), caller: $0.caller)
+        }
+        v2("passkeySignIn:start") { try await emulator.startPasskeySignIn(caller: $0.caller) }
+        v2("passkeySignIn:finalize") {
+            try await emulator.finalizePasskeySignIn($0.decode(PasskeySignInRequest.self), caller: $0.caller)
         }
     }
 

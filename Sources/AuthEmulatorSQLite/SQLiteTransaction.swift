@@ -81,6 +81,13 @@ struct SQLiteTransaction: StoreTransaction {
         return try user(scope, localId: localId)
     }
 
+    /// Passkeys are indexed in `federated_ids` under this provider id, which no IdP can have.
+    private static let passkeyProvider = "#passkey"
+
+    func user(_ scope: Scope, passkeyCredentialId: String) throws -> UserRecord? {
+        try user(scope, providerId: Self.passkeyProvider, rawId: passkeyCredentialId)
+    }
+
     func save(_ scope: Scope, _ user: UserRecord) throws {
         let tenant = tenantKey(scope)
         let data = try encode(user)
@@ -108,6 +115,14 @@ struct SQLiteTransaction: StoreTransaction {
                     VALUES (?, ?, ?, ?, ?)
                     """,
                 arguments: [scope.projectId, tenant, provider.providerId, rawId, user.localId])
+        }
+        for passkey in user.passkeyInfo ?? [] {
+            try db.execute(
+                sql: """
+                    INSERT OR REPLACE INTO federated_ids (project_id, tenant_id, provider_id, raw_id, local_id)
+                    VALUES (?, ?, ?, ?, ?)
+                    """,
+                arguments: [scope.projectId, tenant, Self.passkeyProvider, passkey.credentialId, user.localId])
         }
     }
 

@@ -31,6 +31,33 @@ def test_users_survive_sigkill(tmp_path):
         daemon.stop()
 
 
+def test_passkeys_survive_sigkill_and_sign_in(tmp_path):
+    """The passkey bodies of firebase-tools' passkey.spec.ts; the credential index is durable."""
+    daemon = Daemon(tmp_path, ephemeral=False).start()
+    try:
+        api = Api(daemon.base)
+        created = api.v1("accounts:signUp", {"email": "passkey-user@example.com", "password": "password123",
+                                             "returnSecureToken": True})
+        assert created.status_code == 200
+        v2 = f"{daemon.base}/identitytoolkit.googleapis.com/v2/accounts"
+        enrolled = requests.post(f"{v2}/passkeyEnrollment:finalize", params={"key": "fake-api-key"},
+                                 json={"idToken": created.json()["idToken"],
+                                       "authenticatorRegistrationResponse": {"id": "test_credential_id_1"},
+                                       "name": "My Security Key"})
+        assert enrolled.status_code == 200, enrolled.text
+        assert daemon.kill() == -9
+        daemon.start()
+        signed_in = requests.post(f"{v2}/passkeySignIn:finalize", params={"key": "fake-api-key"},
+                                  json={"authenticatorAuthenticationResponse": {"id": "test_credential_id_1"}})
+        assert signed_in.status_code == 200, signed_in.text
+        assert signed_in.json()["localId"] == created.json()["localId"]
+        lookup = api.v1("accounts:lookup", {"idToken": signed_in.json()["idToken"]})
+        assert lookup.json()["users"][0]["passkeyInfo"] == [
+            {"credentialId": "test_credential_id_1", "name": "My Security Key"}]
+    finally:
+        daemon.stop()
+
+
 def test_foreign_file_is_refused_and_untouched(tmp_path):
     data = tmp_path / "state.sqlite"
     data.write_bytes(b"this is not a database" * 10)

@@ -25,6 +25,7 @@ public struct BatchCreateRequest: Decodable, Sendable {
         public var customAuth: Bool?
         public var emailLinkSignin: Bool?
         public var initialEmail: String?
+        public var passkeyInfo: [PasskeyInfo]?
     }
     public var users: [ImportedUser]?
     public var allowOverwrite: Bool?
@@ -95,6 +96,7 @@ extension Emulator {
         user.customAuth = input.customAuth
         user.emailLinkSignin = input.emailLinkSignin
         user.initialEmail = input.initialEmail
+        user.passkeyInfo = input.passkeyInfo
         user.tenantId = scope.tenantId
         let plaintext = input.rawPassword ?? input.passwordHash.flatMap(PasswordHasher.plaintextOfFakeHash)
         if let plaintext {

@@ -25,6 +25,8 @@ public struct UpdateAccountRequest: Decodable, Sendable {
     public var linkProviderUserInfo: ProviderUserInfo?
     public var provider: [String]?
     public var upgradeToFederatedLogin: Bool?
+    /// Credential ids of passkeys to remove.
+    public var deletePasskey: [String]?
 }
 
 extension Emulator {
@@ -103,6 +105,9 @@ extension Emulator {
                 }
                 user.phoneNumber = phone
                 user.upsertProvider(ProviderUserInfo(providerId: "phone", rawId: phone, phoneNumber: phone))
+            }
+            if let deletePasskey = request.deletePasskey, let passkeys = user.passkeyInfo {
+                user.passkeyInfo = passkeys.filter { !deletePasskey.contains($0.credentialId) }
             }
             for providerId in request.deleteProvider ?? [] {
                 user.removeProvider(providerId)

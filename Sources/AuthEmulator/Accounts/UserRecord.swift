@@ -88,6 +88,7 @@ public struct UserRecord: Codable, Sendable, Equatable {
     public var customAuth: Bool?
     public var initialEmail: String?
     public var emailLinkSignin: Bool?
+    public var passkeyInfo: [PasskeyInfo]?
 
     public init(localId: String) {
         self.localId = localId

@@ -53,6 +53,7 @@ extension UserRecord {
         object["customAuth"] = customAuth.map(JSONValue.bool)
         object["initialEmail"] = initialEmail.map(JSONValue.string)
         object["emailLinkSignin"] = emailLinkSignin.map(JSONValue.bool)
+        if let passkeyInfo, !passkeyInfo.isEmpty { object["passkeyInfo"] = .array(passkeyInfo.map(\.jsonValue)) }
         return .object(object)
     }
 
