@@ -90,7 +90,7 @@ struct SQLiteTransaction: StoreTransaction {
 
     func save(_ scope: Scope, _ user: UserRecord) throws {
         let tenant = tenantKey(scope)
-        let data = try encode(user)
+        let data = Data(user.storedValue.serialized())
         // Cached statements: these run on every sign-up, so compile them once per connection.
         try db.cachedStatement(
             sql: """
@@ -102,7 +102,7 @@ struct SQLiteTransaction: StoreTransaction {
             scope.projectId, tenant, user.localId, user.email?.lowercased(), user.phoneNumber, data,
             user.lastLoginAt, user.lastRefreshAt,
         ])
-        // Synthesized Codable round-trips: these bytes decode to exactly `user`. (A rolled-back
+        // `storedValue` round-trips: these bytes decode to exactly `user`. (A rolled-back
         // transaction leaves an entry whose bytes match no stored row: it is never hit.)
         userCache.store(key: cacheKey(scope, user.localId), data: data, record: user)
         try db.cachedStatement(sql: "DELETE FROM federated_ids WHERE project_id = ? AND tenant_id = ? AND local_id = ?")

@@ -29,6 +29,51 @@ struct WireFormatTests {
         #expect(FormEncoding.fields("k=%FF") == ["k": "\u{FFFD}"])
     }
 
+    @Test("stored users: exactly JSONEncoder's form of the record, every field set; decodes back equal")
+    func storedUser() throws {
+        var user = UserRecord(localId: "u1")
+        user.email = "a@b.c"
+        user.emailVerified = true
+        user.displayName = "A \"B\""
+        user.photoUrl = "https://p/x.png"
+        user.phoneNumber = "+15555550100"
+        user.passwordHash = "hash"
+        user.salt = "salt"
+        user.passwordUpdatedAt = 1_700_000_000_123.5
+        user.providerUserInfo = [
+            ProviderUserInfo(
+                providerId: "google.com", rawId: "r", federatedId: "f", email: "e", displayName: "d", photoUrl: "p",
+                phoneNumber: "+1", screenName: "s")
+        ]
+        var factor = MfaEnrollment(
+            mfaEnrollmentId: "m1", displayName: "phone", enrolledAt: "2026-01-01T00:00:00.000Z",
+            phoneInfo: "+15555550101", totpInfo: .object([:]), totpSecret: "SECRET")
+        factor.totpLastUsedStep = 58_000_000
+        user.mfaInfo = [factor]
+        user.customAttributes = #"{"role":"admin"}"#
+        user.disabled = false
+        user.createdAt = "1700000000000"
+        user.lastLoginAt = "1700000000001"
+        user.lastRefreshAt = "2026-01-01T00:00:00.000Z"
+        user.validSince = "1700000000"
+        user.tenantId = "t-1"
+        user.customAuth = true
+        user.initialEmail = "first@b.c"
+        user.emailLinkSignin = true
+        user.passkeyInfo = [PasskeyInfo(credentialId: "c1", name: "key")]
+        // Every optional is set, in the record and in each nested type: a field added to one of
+        // them without `storedValue` would be missing below and fail this test.
+        for value in [user, user.providerUserInfo![0], factor, user.passkeyInfo![0]] as [Any] {
+            for child in Mirror(reflecting: value).children {
+                let mirror = Mirror(reflecting: child.value)
+                #expect(!(mirror.displayStyle == .optional && mirror.children.isEmpty), "\(child.label ?? "?") unset")
+            }
+        }
+        #expect(user.storedValue == (try JSONValue.from(user)))
+        #expect(try JSONDecoder().decode(UserRecord.self, from: Data(user.storedValue.serialized())) == user)
+        #expect(UserRecord(localId: "bare").storedValue == .object(["localId": "bare"]))
+    }
+
     @Test("RFC 3339 times carry milliseconds and Z, as the SDKs parse them")
     func rfc3339() {
         #expect(Date(timeIntervalSince1970: 1_659_378_675.426).rfc3339Millis == "2022-08-01T18:31:15.426Z")
