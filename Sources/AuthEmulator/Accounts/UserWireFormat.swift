@@ -28,32 +28,15 @@ extension MfaEnrollment {
 }
 
 extension UserRecord {
-    /// The user as `accounts:lookup` / `batchGet` show it: password hash redacted, salt and TOTP
-    /// secrets left out, `emailVerified` always present. Built field by field (this is on the
-    /// hot path of every lookup).
+    /// The user as `accounts:lookup` / `batchGet` show it: the stored form with the password hash
+    /// redacted, salt and TOTP secrets left out, `emailVerified` always present.
     public var wireValue: JSONValue {
-        var object: [String: JSONValue] = [
-            "localId": .string(localId), "emailVerified": .bool(emailVerified ?? false),
-        ]
-        object["email"] = email.map(JSONValue.string)
-        object["displayName"] = displayName.map(JSONValue.string)
-        object["photoUrl"] = photoUrl.map(JSONValue.string)
-        object["phoneNumber"] = phoneNumber.map(JSONValue.string)
-        if passwordHash != nil { object["passwordHash"] = .string(PasswordHasher.redacted) }
-        object["passwordUpdatedAt"] = passwordUpdatedAt.map(JSONValue.number)
-        object["providerUserInfo"] = providerUserInfo.map { .array($0.map(\.jsonValue)) }
+        guard case .object(var object) = storedValue else { return storedValue }
+        object["emailVerified"] = .bool(emailVerified ?? false)
+        object["passwordHash"] = passwordHash.map { _ in .string(PasswordHasher.redacted) }
+        object["salt"] = nil
         object["mfaInfo"] = mfaInfo.map { .array($0.map(\.jsonValue)) }
-        object["customAttributes"] = customAttributes.map(JSONValue.string)
-        object["disabled"] = disabled.map(JSONValue.bool)
-        object["createdAt"] = createdAt.map(JSONValue.string)
-        object["lastLoginAt"] = lastLoginAt.map(JSONValue.string)
-        object["lastRefreshAt"] = lastRefreshAt.map(JSONValue.string)
-        object["validSince"] = validSince.map(JSONValue.string)
-        object["tenantId"] = tenantId.map(JSONValue.string)
-        object["customAuth"] = customAuth.map(JSONValue.bool)
-        object["initialEmail"] = initialEmail.map(JSONValue.string)
-        object["emailLinkSignin"] = emailLinkSignin.map(JSONValue.bool)
-        if let passkeyInfo, !passkeyInfo.isEmpty { object["passkeyInfo"] = .array(passkeyInfo.map(\.jsonValue)) }
+        if passkeyInfo?.isEmpty ?? false { object["passkeyInfo"] = nil }
         return .object(object)
     }
 
