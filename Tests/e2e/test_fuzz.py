@@ -21,7 +21,9 @@ ROUTES = [("POST", f"{V1}/accounts:{op}") for op in [
     ("POST", f"{V3}/{name}") for name in ["verifyPassword", "signupNewUser", "verifyPhoneNumber", "verifyClient",
                                            "getAccountInfo", "setAccountInfo", "uploadAccount", "downloadAccount"]] + [
     ("POST", f"{IT}/v2/accounts/{op}") for op in ["mfaEnrollment:start", "mfaEnrollment:finalize",
-                                                   "mfaEnrollment:withdraw", "mfaSignIn:start", "mfaSignIn:finalize"]] + [
+                                                   "mfaEnrollment:withdraw", "mfaSignIn:start", "mfaSignIn:finalize",
+                                                   "passkeyEnrollment:start", "passkeyEnrollment:finalize",
+                                                   "passkeySignIn:start", "passkeySignIn:finalize"]] + [
     ("GET", f"{IT}/v2/recaptchaConfig"), ("GET", f"{IT}/v2/passwordPolicy"), ("GET", f"{V1}/projects"),
     ("POST", "/securetoken.googleapis.com/v1/token"),
     ("POST", f"{P}/accounts"), ("POST", f"{P}/accounts:lookup"), ("POST", f"{P}/accounts:update"),
@@ -37,7 +39,9 @@ FIELDS = ["email", "password", "idToken", "refreshToken", "grantType", "phoneNum
           "localId", "tenantId", "mfaPendingCredential", "mfaEnrollmentId", "phoneEnrollmentInfo",
           "totpEnrollmentInfo", "phoneVerificationInfo", "totpVerificationInfo", "users", "requestType", "mfa",
           "customAttributes", "validSince", "token", "postBody", "requestUri", "oobCode", "kind", "fault", "count",
-          "signIn", "testPhoneNumbers", "mfaConfig", "emulatorSettings", "recaptchaConfig", "localIds", "appToken"]
+          "signIn", "testPhoneNumbers", "mfaConfig", "emulatorSettings", "recaptchaConfig", "localIds", "appToken",
+          "authenticatorRegistrationResponse", "authenticatorAuthenticationResponse", "deletePasskey",
+          "passwordPolicyConfig", "name"]
 
 
 
