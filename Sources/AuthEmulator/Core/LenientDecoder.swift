@@ -112,37 +112,6 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         return try decodeValue(T.self, value, codingPath + [key])
     }
 
-    // The scalar fields every request has, decoded without the generic path (a dynamic cast, a
-    // coding-path array and an existential container per field).
-    private func scalar(_ key: Key) throws -> SingleContainer {
-        guard let value = object[key.stringValue] else {
-            throw DecodingError.keyNotFound(key, .init(codingPath: codingPath, debugDescription: "missing"))
-        }
-        return SingleContainer(value: value, parentPath: codingPath, key: key)
-    }
-
-    private func presentScalar(_ key: Key) -> SingleContainer? {
-        guard let value = object[key.stringValue], value != .null else { return nil }
-        return SingleContainer(value: value, parentPath: codingPath, key: key)
-    }
-
-    func decode(_ type: String.Type, forKey key: Key) throws -> String { try scalar(key).decode(type) }
-    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try scalar(key).decode(type) }
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try scalar(key).decode(type) }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try scalar(key).decode(type) }
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try scalar(key).decode(type) }
-    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
-        try presentScalar(key)?.decode(type)
-    }
-    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try presentScalar(key)?.decode(type) }
-    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try presentScalar(key)?.decode(type) }
-    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? {
-        try presentScalar(key)?.decode(type)
-    }
-    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
-        try presentScalar(key)?.decode(type)
-    }
-
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
         -> KeyedDecodingContainer<NestedKey>
     {
@@ -204,22 +173,7 @@ private struct UnkeyedContainer: UnkeyedDecodingContainer {
 
 private struct SingleContainer: SingleValueDecodingContainer {
     let value: JSONValue
-    let parentPath: [any CodingKey]
-    let key: (any CodingKey)?
-    /// Built only when asked for (errors, nested decoders).
-    var codingPath: [any CodingKey] { key.map { parentPath + [$0] } ?? parentPath }
-
-    init(value: JSONValue, codingPath: [any CodingKey]) {
-        self.value = value
-        self.parentPath = codingPath
-        self.key = nil
-    }
-
-    init(value: JSONValue, parentPath: [any CodingKey], key: any CodingKey) {
-        self.value = value
-        self.parentPath = parentPath
-        self.key = key
-    }
+    let codingPath: [any CodingKey]
 
     func mismatch(_ expected: String) -> DecodingError {
         .typeMismatch(Any.self, .init(codingPath: codingPath, debugDescription: "should be \(expected)"))
