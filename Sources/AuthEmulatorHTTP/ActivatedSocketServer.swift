@@ -11,7 +11,7 @@ import ServiceLifecycle
 /// responder and HTTP/1 channel on the inherited descriptor.
 public struct ActivatedSocketServer: Service {
     let descriptor: Int32
-    let responder: RouterResponder<AuthRequestContext>
+    let responder: ExactPathRouter<AuthRequestContext>.Responder
     let logger: Logger
     let onServerRunning: @Sendable (any Channel) async -> Void
 

@@ -32,18 +32,19 @@ public func openStore(_ config: AppConfig) throws -> SQLiteStore {
 }
 
 /// Builds the router with every route and middleware; tests drive it with `app.test(.router)`.
-public func buildRouter(emulator: Emulator, config: AppConfig) -> Router<AuthRequestContext> {
+public func buildRouter(emulator: Emulator, config: AppConfig) -> ExactPathRouter<AuthRequestContext> {
     let router = Router(context: AuthRequestContext.self)
     router.add(middleware: ErrorEnvelopeMiddleware())
     router.add(middleware: CORSReflectingMiddleware())
     let settings = HTTPSettings(
         defaultProjectId: config.projectId, adminToken: config.adminToken, maxBodyBytes: config.maxBodyBytes)
-    let table = RouteTable(router: router, emulator: emulator, settings: settings)
+    let exact = ExactPaths<AuthRequestContext>()
+    let table = RouteTable(router: router, exact: exact, emulator: emulator, settings: settings)
     table.registerClientRoutes()
     table.registerAdminAccountRoutes()
     table.registerConfigRoutes()
     table.registerEmulatorRoutes()
-    return router
+    return ExactPathRouter(router: router, exact: exact)
 }
 
 /// Builds the domain graph on a store.

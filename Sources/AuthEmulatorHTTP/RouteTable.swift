@@ -5,6 +5,7 @@ import Hummingbird
 /// Registers API handlers: each route decodes an `ApiRequest`, calls the domain and answers JSON.
 struct RouteTable<Context: RequestContext> {
     let router: Router<Context>
+    let exact: ExactPaths<Context>
     let emulator: Emulator
     let settings: HTTPSettings
 
@@ -16,11 +17,13 @@ struct RouteTable<Context: RequestContext> {
         _ handler: @escaping @Sendable (ApiRequest) async throws -> JSONValue
     ) {
         let settings = self.settings
+        let respond: @Sendable (Request, Context) async throws -> Response = { request, context in
+            let api = try await ApiRequest.make(request, context, access: access, settings: settings)
+            return JSONResponse.make(try await handler(api))
+        }
         for path in paths {
-            router.on(RouterPath(path), method: method) { request, context in
-                let api = try await ApiRequest.make(request, context, access: access, settings: settings)
-                return JSONResponse.make(try await handler(api))
-            }
+            router.on(RouterPath(path), method: method, use: respond)
+            exact.add(path, method: method, middlewares: router.middlewares, handler: respond)
         }
     }
 

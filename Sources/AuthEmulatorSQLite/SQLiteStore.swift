@@ -96,22 +96,31 @@ public final class SQLiteStore: AuthStore {
     // thread wake-ups per request. Reads have a pool of connections; a write that would have to
     // wait for another one waits suspended instead, not blocking one of the few task-pool threads.
     public func read<T: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) throws -> T) async throws -> T {
-        try mapped { try self.writer.read { db in try body(SQLiteTransaction(db: db, userCache: self.userCache)) } }
+        try mapped {
+            try self.writer.unsafeRead { db in
+                try db.transaction("BEGIN DEFERRED TRANSACTION") {
+                    try body(SQLiteTransaction(db: db, userCache: self.userCache))
+                }
+            }
+        }
     }
 
     public func write<T: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) throws -> T) async throws -> T {
         let contended = writesInProgress.enter() > 1
         defer { writesInProgress.leave() }
+        let transaction: @Sendable (Database) throws -> T = { db in
+            try db.transaction("BEGIN IMMEDIATE TRANSACTION") {
+                try body(SQLiteTransaction(db: db, userCache: self.userCache))
+            }
+        }
         if contended {
             do {
-                return try await writer.write { db in try body(SQLiteTransaction(db: db, userCache: self.userCache)) }
+                return try await writer.writeWithoutTransaction(transaction)
             } catch {
                 throw Self.unavailable(error)
             }
         }
-        return try mapped {
-            try self.writer.write { db in try body(SQLiteTransaction(db: db, userCache: self.userCache)) }
-        }
+        return try mapped { try self.writer.writeWithoutTransaction(transaction) }
     }
 
     public func isReady() async -> Bool {
@@ -142,6 +151,24 @@ public final class SQLiteStore: AuthStore {
             return AuthError.storeUnavailable(error.message ?? "\(error.resultCode)")
         default:
             return error
+        }
+    }
+}
+
+extension Database {
+    /// `begin` … `COMMIT` (or a rollback on error) through cached statements: GRDB's own
+    /// transactions parse both statements again on every call (~15,000 instructions a request).
+    /// The schema is only migrated at start-up, so its cache needs no clearing here.
+    fileprivate func transaction<T>(_ begin: String, _ body: () throws -> T) throws -> T {
+        try cachedStatement(sql: begin).execute()
+        do {
+            let result = try body()
+            try cachedStatement(sql: "COMMIT TRANSACTION").execute()
+            return result
+        } catch {
+            // After SQLITE_FULL or an I/O error SQLite may have rolled back already.
+            if isInsideTransaction { try? rollback() }
+            throw error
         }
     }
 }

@@ -24,14 +24,27 @@ struct SQLiteTransaction: StoreTransaction {
     /// times from their columns (NULL in rows written before they existed: `data` has them).
     private func userRecord(_ scope: Scope, _ row: Row, cached: Bool = true) throws -> UserRecord {
         let localId: String = row[0]
-        let data: Data = row[1]
-        var user =
-            cached
-            ? try userCache.record(key: cacheKey(scope, localId), data: data) { try decode(UserRecord.self, $0) }
-            : try decode(UserRecord.self, data)
+        var user = try row.withUnsafeData(atIndex: 1) { data in
+            // `data` points into SQLite's row: compared to the cached bytes in place, copied only to keep.
+            guard let data else { throw DatabaseError(resultCode: .SQLITE_MISMATCH, message: "user without data") }
+            return cached
+                ? try userCache.record(key: cacheKey(scope, localId), data: data) { try decode(UserRecord.self, $0) }
+                : try decode(UserRecord.self, data)
+        }
         if let lastLoginAt: String = row[2] { user.lastLoginAt = lastLoginAt }
         if let lastRefreshAt: String = row[3] { user.lastRefreshAt = lastRefreshAt }
         return user
+    }
+
+    /// The users a query finds, read from the statement's rows in place (`Row.fetchAll` copies
+    /// every row first).
+    private func users(
+        _ scope: Scope, _ statement: Statement, _ arguments: StatementArguments, cached: Bool = true
+    ) throws -> [UserRecord] {
+        let rows = try Row.fetchCursor(statement, arguments: arguments)
+        var users: [UserRecord] = []
+        while let row = try rows.next() { users.append(try userRecord(scope, row, cached: cached)) }
+        return users
     }
 
     private func cacheKey(_ scope: Scope, _ localId: String) -> String {
@@ -41,31 +54,34 @@ struct SQLiteTransaction: StoreTransaction {
     // MARK: users
 
     func user(_ scope: Scope, localId: String) throws -> UserRecord? {
-        try Row.fetchOne(
+        try users(
+            scope,
             db.cachedStatement(
                 sql: "SELECT \(Self.userColumns) FROM users WHERE project_id = ? AND tenant_id = ? AND local_id = ?"),
-            arguments: [scope.projectId, tenantKey(scope), localId]
-        ).map { try userRecord(scope, $0) }
+            [scope.projectId, tenantKey(scope), localId]
+        ).first
     }
 
     func users(_ scope: Scope, email: String) throws -> [UserRecord] {
-        try Row.fetchAll(
+        try users(
+            scope,
             // No ORDER BY here: it would make SQLite walk the primary key instead of the email index.
             db.cachedStatement(
                 sql: "SELECT \(Self.userColumns) FROM users WHERE project_id = ? AND tenant_id = ? AND email = ?"),
-            arguments: [scope.projectId, tenantKey(scope), email.lowercased()]
-        ).map { try userRecord(scope, $0) }.sorted { $0.localId < $1.localId }
+            [scope.projectId, tenantKey(scope), email.lowercased()]
+        ).sorted { $0.localId < $1.localId }
     }
 
     func user(_ scope: Scope, phoneNumber: String) throws -> UserRecord? {
-        try Row.fetchOne(
+        try users(
+            scope,
             db.cachedStatement(
                 sql: """
                     SELECT \(Self.userColumns) FROM users
                     WHERE project_id = ? AND tenant_id = ? AND phone_number = ? LIMIT 1
                     """),
-            arguments: [scope.projectId, tenantKey(scope), phoneNumber]
-        ).map { try userRecord(scope, $0) }
+            [scope.projectId, tenantKey(scope), phoneNumber]
+        ).first
     }
 
     func user(_ scope: Scope, providerId: String, rawId: String) throws -> UserRecord? {
@@ -165,7 +181,7 @@ struct SQLiteTransaction: StoreTransaction {
             arguments += [limit]
         }
         // Listing pages through many users: decoded directly, not through (and out of) the cache.
-        return try Row.fetchAll(db, sql: sql, arguments: arguments).map { try userRecord(scope, $0, cached: false) }
+        return try users(scope, db.makeStatement(sql: sql), arguments, cached: false)
     }
 
     func countUsers(_ scope: Scope) throws -> Int {

@@ -8,10 +8,13 @@ struct UserRecordCache: Sendable {
     /// At most 512 records (a few hundred KB).
     private let entries = BoundedCache<String, (data: Data, record: UserRecord)>(capacity: 512)
 
+    /// The record `data` decodes to. `data` may borrow memory it does not own (a row still in
+    /// SQLite): it is copied before it is kept.
     func record(key: String, data: Data, decode: (Data) throws -> UserRecord) throws -> UserRecord {
         if let hit = entries[key], hit.data == data { return hit.record }
-        let record = try decode(data)
-        store(key: key, data: data, record: record)
+        let owned = data.withUnsafeBytes { Data($0) }
+        let record = try decode(owned)
+        store(key: key, data: owned, record: record)
         return record
     }
 

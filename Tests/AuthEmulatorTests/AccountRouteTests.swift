@@ -333,4 +333,42 @@ struct OutOfRangeNumberTests {
             }
         }
     }
+
+    @Test("routing: exact paths and the router's other spellings of them answer alike; other methods 404")
+    func routing() async throws {
+        let harness = try Harness()
+        try await harness.run { client in
+            let body = #"{"email":"route@example.com","password":"secret123","returnSecureToken":true}"#
+            let exact = try await client.call(.post, "/identitytoolkit.googleapis.com/v1/accounts:signUp", body)
+            #expect(exact.status == 200)
+            #expect(exact.string("email") == "route@example.com")
+            // A trailing or doubled slash is not in the exact table: the router's trie still finds it.
+            let signIn = #"{"email":"route@example.com","password":"secret123"}"#
+            for path in [
+                "/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword/",
+                "//identitytoolkit.googleapis.com/v1/accounts:signInWithPassword",
+            ] {
+                let reply = try await client.call(.post, path, signIn)
+                #expect(reply.status == 200, "\(path)")
+                #expect(reply.string("localId") == exact.string("localId"), "\(path)")
+            }
+            // Credentials are still checked on the exact path.
+            let keyless = try await client.call(
+                .post, "/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword", signIn, key: false)
+            #expect(keyless.status == 403)
+            #expect(keyless.errorMessage == "The request is missing a valid API key.")
+            #expect(keyless.string("error.status") == "PERMISSION_DENIED")
+            // A method the path does not take falls through to the router: the enveloped 404.
+            let get = try await client.call(.get, "/identitytoolkit.googleapis.com/v1/accounts:signUp")
+            #expect(get.status == 404)
+            #expect(get.errorMessage == "Not Found")
+            #expect(get.string("error.status") == "NOT_FOUND")
+            // Paths with a project parameter are the router's alone.
+            let admin = try await client.call(
+                .post, "/identitytoolkit.googleapis.com/v1/projects/example/accounts:lookup",
+                #"{"localId":["\#(exact.string("localId"))"]}"#, admin: true)
+            #expect(admin.status == 200)
+            #expect(admin.json.value(at: "users")?.arrayValue?.count == 1)
+        }
+    }
 }

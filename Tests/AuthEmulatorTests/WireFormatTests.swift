@@ -20,6 +20,30 @@ struct WireFormatTests {
         #expect(try JSONValue.parse(Data(roundTrip.serialized())) == roundTrip)
     }
 
+    @Test("JSON strings: every byte needing an escape is found at every position, none invented")
+    func escapesAtEveryPosition() throws {
+        // The writer tests eight bytes at a time; sweep each special byte over both word halves
+        // and the tail, next to bytes that sit just beside the special values.
+        let neighbours = ["!", "#", "[", "]", "~", " ", "é", "\u{7f}"]
+        for special in ["\"", "\\", "\u{0}", "\u{1f}", "\n"] {
+            for length in 1...19 {
+                for position in 0..<length {
+                    let filler = neighbours[(length + position) % neighbours.count]
+                    var characters = Array(repeating: filler, count: length)
+                    characters[position] = special
+                    let string = characters.joined()
+                    let text = JSONValue.string(string).serialized()
+                    #expect(try JSONValue.parse(Data(text)) == .string(string), "\(length) \(position)")
+                    #expect(text.count > string.utf8.count + 2, "escape missed at \(position) of \(length)")
+                }
+            }
+        }
+        for length in 0...19 {
+            let plain = String(repeating: "a~ é!#]", count: 3).prefix(length)
+            #expect(JSONValue.string(String(plain)).serialized() == Array("\"\(plain)\"".utf8))
+        }
+    }
+
     @Test("form bodies: + and %XX decoded, stray % kept, bare keys and \"=\" pairs, last key wins")
     func formFields() {
         #expect(

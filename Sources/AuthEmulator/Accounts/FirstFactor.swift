@@ -86,6 +86,7 @@ extension Emulator {
         _ grant: SessionGrant, settings: ScopeSettings, response: [String: JSONValue]
     ) async throws -> JSONValue {
         var response = response
+        response.reserveCapacity(response.count + 3)
         if settings.mfaEnabled, !grant.user.enrollments.isEmpty {
             let pending = MfaPendingCredential(
                 localId: grant.user.localId, signInProvider: grant.provider, projectId: grant.scope.projectId,

@@ -3,13 +3,13 @@ import Foundation
 extension ProviderUserInfo {
     var jsonValue: JSONValue {
         var object: [String: JSONValue] = ["providerId": .string(providerId)]
-        object["rawId"] = rawId.map(JSONValue.string)
-        object["federatedId"] = federatedId.map(JSONValue.string)
-        object["email"] = email.map(JSONValue.string)
-        object["displayName"] = displayName.map(JSONValue.string)
-        object["photoUrl"] = photoUrl.map(JSONValue.string)
-        object["phoneNumber"] = phoneNumber.map(JSONValue.string)
-        object["screenName"] = screenName.map(JSONValue.string)
+        object.setIfPresent("rawId", rawId.map(JSONValue.string))
+        object.setIfPresent("federatedId", federatedId.map(JSONValue.string))
+        object.setIfPresent("email", email.map(JSONValue.string))
+        object.setIfPresent("displayName", displayName.map(JSONValue.string))
+        object.setIfPresent("photoUrl", photoUrl.map(JSONValue.string))
+        object.setIfPresent("phoneNumber", phoneNumber.map(JSONValue.string))
+        object.setIfPresent("screenName", screenName.map(JSONValue.string))
         return .object(object)
     }
 }
@@ -18,11 +18,11 @@ extension MfaEnrollment {
     /// The enrollment as lookups show it (never the TOTP secret).
     var jsonValue: JSONValue {
         var object: [String: JSONValue] = ["mfaEnrollmentId": .string(mfaEnrollmentId)]
-        object["displayName"] = displayName.map(JSONValue.string)
-        object["enrolledAt"] = enrolledAt.map(JSONValue.string)
-        object["phoneInfo"] = phoneInfo.map(JSONValue.string)
-        object["unobfuscatedPhoneInfo"] = unobfuscatedPhoneInfo.map(JSONValue.string)
-        object["totpInfo"] = totpInfo
+        object.setIfPresent("displayName", displayName.map(JSONValue.string))
+        object.setIfPresent("enrolledAt", enrolledAt.map(JSONValue.string))
+        object.setIfPresent("phoneInfo", phoneInfo.map(JSONValue.string))
+        object.setIfPresent("unobfuscatedPhoneInfo", unobfuscatedPhoneInfo.map(JSONValue.string))
+        object.setIfPresent("totpInfo", totpInfo)
         return .object(object)
     }
 }
@@ -49,27 +49,28 @@ extension UserRecord {
     /// field set, so a new field cannot be forgotten here.
     public var storedValue: JSONValue {
         var object: [String: JSONValue] = ["localId": .string(localId)]
-        object["email"] = email.map(JSONValue.string)
-        object["emailVerified"] = emailVerified.map(JSONValue.bool)
-        object["displayName"] = displayName.map(JSONValue.string)
-        object["photoUrl"] = photoUrl.map(JSONValue.string)
-        object["phoneNumber"] = phoneNumber.map(JSONValue.string)
-        object["passwordHash"] = passwordHash.map(JSONValue.string)
-        object["salt"] = salt.map(JSONValue.string)
-        object["passwordUpdatedAt"] = passwordUpdatedAt.map(JSONValue.number)
-        object["providerUserInfo"] = providerUserInfo.map { .array($0.map(\.jsonValue)) }
-        object["mfaInfo"] = mfaInfo.map { .array($0.map(\.storedValue)) }
-        object["customAttributes"] = customAttributes.map(JSONValue.string)
-        object["disabled"] = disabled.map(JSONValue.bool)
-        object["createdAt"] = createdAt.map(JSONValue.string)
-        object["lastLoginAt"] = lastLoginAt.map(JSONValue.string)
-        object["lastRefreshAt"] = lastRefreshAt.map(JSONValue.string)
-        object["validSince"] = validSince.map(JSONValue.string)
-        object["tenantId"] = tenantId.map(JSONValue.string)
-        object["customAuth"] = customAuth.map(JSONValue.bool)
-        object["initialEmail"] = initialEmail.map(JSONValue.string)
-        object["emailLinkSignin"] = emailLinkSignin.map(JSONValue.bool)
-        object["passkeyInfo"] = passkeyInfo.map { .array($0.map(\.jsonValue)) }
+        object.reserveCapacity(24)
+        object.setIfPresent("email", email.map(JSONValue.string))
+        object.setIfPresent("emailVerified", emailVerified.map(JSONValue.bool))
+        object.setIfPresent("displayName", displayName.map(JSONValue.string))
+        object.setIfPresent("photoUrl", photoUrl.map(JSONValue.string))
+        object.setIfPresent("phoneNumber", phoneNumber.map(JSONValue.string))
+        object.setIfPresent("passwordHash", passwordHash.map(JSONValue.string))
+        object.setIfPresent("salt", salt.map(JSONValue.string))
+        object.setIfPresent("passwordUpdatedAt", passwordUpdatedAt.map(JSONValue.number))
+        object.setIfPresent("providerUserInfo", providerUserInfo.map { .array($0.map(\.jsonValue)) })
+        object.setIfPresent("mfaInfo", mfaInfo.map { .array($0.map(\.storedValue)) })
+        object.setIfPresent("customAttributes", customAttributes.map(JSONValue.string))
+        object.setIfPresent("disabled", disabled.map(JSONValue.bool))
+        object.setIfPresent("createdAt", createdAt.map(JSONValue.string))
+        object.setIfPresent("lastLoginAt", lastLoginAt.map(JSONValue.string))
+        object.setIfPresent("lastRefreshAt", lastRefreshAt.map(JSONValue.string))
+        object.setIfPresent("validSince", validSince.map(JSONValue.string))
+        object.setIfPresent("tenantId", tenantId.map(JSONValue.string))
+        object.setIfPresent("customAuth", customAuth.map(JSONValue.bool))
+        object.setIfPresent("initialEmail", initialEmail.map(JSONValue.string))
+        object.setIfPresent("emailLinkSignin", emailLinkSignin.map(JSONValue.bool))
+        object.setIfPresent("passkeyInfo", passkeyInfo.map { .array($0.map(\.jsonValue)) })
         return .object(object)
     }
 }

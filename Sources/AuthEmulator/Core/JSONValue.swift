@@ -183,3 +183,11 @@ extension Double {
     public var truncatedInt64: Int64? { isFinite ? Int64(exactly: rounded(.towardZero)) : nil }
     public var truncatedInt: Int? { truncatedInt64.flatMap { Int(exactly: $0) } }
 }
+
+extension [String: JSONValue] {
+    /// Sets `key` when there is a value. For objects being built: assigning `nil` to an absent
+    /// key still hashes it and searches the table.
+    mutating func setIfPresent(_ key: String, _ value: JSONValue?) {
+        if let value { self[key] = value }
+    }
+}

@@ -67,31 +67,33 @@ extension RandomSource {
         }
     }
 
-    /// Uniform characters from `alphabet` (rejection sampling over bytes drawn in bulk).
-    func string(length: Int, alphabet: [Character]) -> String {
-        let limit = 256 - (256 % alphabet.count)
-        var characters: [Character] = []
-        characters.reserveCapacity(length)
-        while characters.count < length {
-            for byte in bytes(length - characters.count + 8) where Int(byte) < limit && characters.count < length {
-                characters.append(alphabet[Int(byte) % alphabet.count])
+    /// Uniform characters from an ASCII `alphabet` (rejection sampling over bytes drawn in bulk).
+    /// Built as bytes: a `[Character]` cost 15,000 instructions per 28-character id.
+    func string(length: Int, alphabet: StaticString) -> String {
+        let symbols = UnsafeBufferPointer(start: alphabet.utf8Start, count: alphabet.utf8CodeUnitCount)
+        let limit = 256 - (256 % symbols.count)
+        var output: [UInt8] = []
+        output.reserveCapacity(length)
+        while output.count < length {
+            for byte in bytes(length - output.count + 8) where Int(byte) < limit && output.count < length {
+                output.append(symbols[Int(byte) % symbols.count])
             }
         }
-        return String(characters)
+        return String(decoding: output, as: UTF8.self)
     }
 
     /// `[A-Za-z0-9]{length}`: the shape of firebase-tools' localId, tenantId and enrollment ids.
     public func alphanumeric(_ length: Int) -> String {
-        string(length: length, alphabet: Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"))
+        string(length: length, alphabet: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
     }
 
     /// base64url characters, for opaque codes (oobCode, sessionInfo, temporaryProof).
     public func base64URL(_ length: Int) -> String {
-        string(length: length, alphabet: Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"))
+        string(length: length, alphabet: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
     }
 
     /// Decimal digits, leading zeros allowed (SMS codes).
     public func digits(_ length: Int) -> String {
-        string(length: length, alphabet: Array("0123456789"))
+        string(length: length, alphabet: "0123456789")
     }
 }

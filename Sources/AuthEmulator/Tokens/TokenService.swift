@@ -79,6 +79,7 @@ public struct TokenService: Sendable {
     ) async throws -> String {
         let now = clock.now().epochSeconds
         var claims: [String: JSONValue] = [:]
+        claims.reserveCapacity(16 + extraClaims.count)
         if let name = user.displayName { claims["name"] = .string(name) }
         if let picture = user.photoUrl { claims["picture"] = .string(picture) }
         if let custom = user.customAttributes, let object = CustomClaims.parse(custom) {
