@@ -6,7 +6,8 @@ import GRDB
 /// in-memory database for `--ephemeral` and tests.
 public final class SQLiteStore: AuthStore {
     let writer: any DatabaseWriter
-    let userCache = UserRecordCache()
+    let userCache = StoredRecordCache<UserRecord>()
+    let smsCache = StoredRecordCache<SmsMessage>()
     let writesInProgress = WriteCounter()
 
     /// Opens (creating if absent) the database at `path`. An existing file that is not an authemu
@@ -99,7 +100,7 @@ public final class SQLiteStore: AuthStore {
         try mapped {
             try self.writer.unsafeRead { db in
                 try db.transaction("BEGIN DEFERRED TRANSACTION") {
-                    try body(SQLiteTransaction(db: db, userCache: self.userCache))
+                    try body(SQLiteTransaction(db: db, userCache: self.userCache, smsCache: self.smsCache))
                 }
             }
         }
@@ -110,7 +111,7 @@ public final class SQLiteStore: AuthStore {
         defer { writesInProgress.leave() }
         let transaction: @Sendable (Database) throws -> T = { db in
             try db.transaction("BEGIN IMMEDIATE TRANSACTION") {
-                try body(SQLiteTransaction(db: db, userCache: self.userCache))
+                try body(SQLiteTransaction(db: db, userCache: self.userCache, smsCache: self.smsCache))
             }
         }
         if contended {

@@ -3,16 +3,28 @@ import Foundation
 import GRDB
 
 extension SQLiteTransaction {
-    private static let smsEncoder = JSONEncoder()
-    private static let smsDecoder = JSONDecoder()
-
-    private func smsData(_ message: SmsMessage) throws -> Data { try Self.smsEncoder.encode(message) }
-    private func smsMessage(_ data: Data) throws -> SmsMessage {
-        try Self.smsDecoder.decode(SmsMessage.self, from: data)
+    /// The messages a query on `id, data` finds, decoded through the record cache (each step of a
+    /// phone sign-in reads the message the step before wrote).
+    private func smsMessages(_ sql: String, _ arguments: StatementArguments) throws -> [SmsMessage] {
+        let rows = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: arguments)
+        var messages: [SmsMessage] = []
+        while let row = try rows.next() {
+            let id: Int64 = row[0]
+            messages.append(
+                try row.withUnsafeData(atIndex: 1) { data in
+                    guard let data else {
+                        throw DatabaseError(resultCode: .SQLITE_MISMATCH, message: "SMS without data")
+                    }
+                    return try smsCache.record(key: String(id), data: data) {
+                        try SmsMessage(stored: JSONValue.parse($0))
+                    }
+                })
+        }
+        return messages
     }
 
     func insertSms(_ message: SmsMessage) throws -> SmsMessage {
-        try db.execute(
+        try execute(
             sql: """
                 INSERT INTO sms_messages (project_id, tenant_id, session_info, phone_number, purpose, status, client_ip, sent_at, data)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, x'')
@@ -29,18 +41,20 @@ extension SQLiteTransaction {
     }
 
     func updateSms(_ message: SmsMessage) throws {
-        try db.execute(
+        let data = Data(message.storedValue.serialized())
+        try execute(
             sql: "UPDATE sms_messages SET status = ?, data = ? WHERE id = ?",
-            arguments: [message.status.rawValue, smsData(message), message.id])
+            arguments: [message.status.rawValue, data, message.id])
+        // These bytes decode to exactly `message` (a test checks): a later read of them is a hit.
+        smsCache.store(key: String(message.id), data: data, record: message)
     }
 
     func sms(sessionInfo: String) throws -> SmsMessage? {
-        try Data.fetchOne(db, sql: "SELECT data FROM sms_messages WHERE session_info = ?", arguments: [sessionInfo])
-            .map(smsMessage)
+        try smsMessages("SELECT id, data FROM sms_messages WHERE session_info = ?", [sessionInfo]).first
     }
 
     func listSms(_ scope: Scope, _ query: SmsQuery) throws -> [SmsMessage] {
-        var sql = "SELECT data FROM sms_messages WHERE project_id = ? AND tenant_id = ?"
+        var sql = "SELECT id, data FROM sms_messages WHERE project_id = ? AND tenant_id = ?"
         var arguments: StatementArguments = [scope.projectId, scope.tenantId ?? ""]
         if let phone = query.phoneNumber {
             sql += " AND phone_number = ?"
@@ -63,56 +77,58 @@ extension SQLiteTransaction {
             sql += " LIMIT ?"
             arguments += [limit]
         }
-        return try Data.fetchAll(db, sql: sql, arguments: arguments).map(smsMessage)
+        return try smsMessages(sql, arguments)
     }
 
     func deleteAllSms(_ scope: Scope) throws {
-        try db.execute(
+        try execute(
             sql: "DELETE FROM sms_messages WHERE project_id = ? AND tenant_id = ?",
             arguments: [scope.projectId, scope.tenantId ?? ""])
     }
 
     func countSms(phoneNumber: String, since: Date) throws -> Int {
         try Int.fetchOne(
-            db, sql: "SELECT COUNT(*) FROM sms_messages WHERE phone_number = ? AND sent_at >= ?",
+            cached: db, sql: "SELECT COUNT(*) FROM sms_messages WHERE phone_number = ? AND sent_at >= ?",
             arguments: [phoneNumber, since.timeIntervalSince1970]) ?? 0
     }
 
     func countSms(clientIP: String, since: Date) throws -> Int {
         try Int.fetchOne(
-            db, sql: "SELECT COUNT(*) FROM sms_messages WHERE client_ip = ? AND sent_at >= ?",
+            cached: db, sql: "SELECT COUNT(*) FROM sms_messages WHERE client_ip = ? AND sent_at >= ?",
             arguments: [clientIP, since.timeIntervalSince1970]) ?? 0
     }
 
     func saveTemporaryProof(_ proof: TemporaryProof) throws {
-        try db.execute(
+        try execute(
             sql: "INSERT OR REPLACE INTO temporary_proofs (proof, data) VALUES (?, ?)",
-            arguments: [proof.proof, Self.smsEncoder.encode(proof)])
+            arguments: [proof.proof, JSONEncoder().encode(proof)])
     }
 
     func temporaryProof(_ proof: String) throws -> TemporaryProof? {
-        try Data.fetchOne(db, sql: "SELECT data FROM temporary_proofs WHERE proof = ?", arguments: [proof])
-            .map { try Self.smsDecoder.decode(TemporaryProof.self, from: $0) }
+        try Data.fetchOne(cached: db, sql: "SELECT data FROM temporary_proofs WHERE proof = ?", arguments: [proof])
+            .map { try JSONDecoder().decode(TemporaryProof.self, from: $0) }
     }
 
     func deleteTemporaryProof(_ proof: String) throws {
-        try db.execute(sql: "DELETE FROM temporary_proofs WHERE proof = ?", arguments: [proof])
+        try execute(sql: "DELETE FROM temporary_proofs WHERE proof = ?", arguments: [proof])
     }
 }
 
 extension SQLiteTransaction {
     func saveTotpSession(_ session: TotpEnrollmentSession) throws {
-        try db.execute(
+        try execute(
             sql: "INSERT OR REPLACE INTO totp_sessions (session_info, data) VALUES (?, ?)",
             arguments: [session.sessionInfo, JSONEncoder().encode(session)])
     }
 
     func totpSession(_ sessionInfo: String) throws -> TotpEnrollmentSession? {
-        try Data.fetchOne(db, sql: "SELECT data FROM totp_sessions WHERE session_info = ?", arguments: [sessionInfo])
-            .map { try JSONDecoder().decode(TotpEnrollmentSession.self, from: $0) }
+        try Data.fetchOne(
+            cached: db, sql: "SELECT data FROM totp_sessions WHERE session_info = ?", arguments: [sessionInfo]
+        )
+        .map { try JSONDecoder().decode(TotpEnrollmentSession.self, from: $0) }
     }
 
     func deleteTotpSession(_ sessionInfo: String) throws {
-        try db.execute(sql: "DELETE FROM totp_sessions WHERE session_info = ?", arguments: [sessionInfo])
+        try execute(sql: "DELETE FROM totp_sessions WHERE session_info = ?", arguments: [sessionInfo])
     }
 }

@@ -1,6 +1,7 @@
-import AuthEmulator
 import Foundation
 import Testing
+
+@testable import AuthEmulator
 
 @Suite("Wire formats: JSON text and refresh tokens")
 struct WireFormatTests {
@@ -41,6 +42,18 @@ struct WireFormatTests {
         for length in 0...19 {
             let plain = String(repeating: "a~ é!#]", count: 3).prefix(length)
             #expect(JSONValue.string(String(plain)).serialized() == Array("\"\(plain)\"".utf8))
+        }
+    }
+
+    @Test("phone numbers: + and 7 to 15 ASCII digits, nothing else")
+    func phoneNumbers() {
+        for valid in ["+1555555", "+155555501001234", "+15555550100"] {
+            #expect(Validation.isPhoneNumber(valid), "\(valid)")
+        }
+        for invalid in [
+            "", "+", "15555550100", "+155555", "+1555555010012345", "+1555 555", "+1555555٣", "+1555555a", "++1555555",
+        ] {
+            #expect(!Validation.isPhoneNumber(invalid), "\(invalid)")
         }
     }
 
@@ -96,6 +109,30 @@ struct WireFormatTests {
         #expect(user.storedValue == (try JSONValue.from(user)))
         #expect(try JSONDecoder().decode(UserRecord.self, from: Data(user.storedValue.serialized())) == user)
         #expect(UserRecord(localId: "bare").storedValue == .object(["localId": "bare"]))
+    }
+
+    @Test("stored SMS: exactly JSONEncoder's form, every field set or none; both forms read back equal")
+    func storedSms() throws {
+        let full = SmsMessage(
+            id: 42, projectId: "p", tenantId: "t", phoneNumber: "+15555550100", code: "123456", text: "123456 is…",
+            purpose: .mfaSignIn, usedFor: .reauth, sessionInfo: "s-1",
+            sentAt: Date(timeIntervalSinceReferenceDate: 800_000_000.125),
+            expiresAt: Date(timeIntervalSinceReferenceDate: 800_000_300.5), status: .superseded, testNumber: true,
+            attempts: 3, verificationPath: "apns", localId: "u1", mfaEnrollmentId: "m1", clientIP: "10.0.0.1")
+        for child in Mirror(reflecting: full).children {
+            let mirror = Mirror(reflecting: child.value)
+            #expect(!(mirror.displayStyle == .optional && mirror.children.isEmpty), "\(child.label ?? "?") unset")
+        }
+        var bare = full
+        (bare.tenantId, bare.usedFor, bare.localId, bare.mfaEnrollmentId, bare.clientIP) = (nil, nil, nil, nil, nil)
+        for message in [full, bare] {
+            #expect(message.storedValue == (try JSONValue.from(message)))
+            // Rows written by JSONEncoder (before) and by storedValue (now) both read back.
+            #expect(try SmsMessage(stored: JSONValue.parse(JSONEncoder().encode(message))) == message)
+            #expect(try SmsMessage(stored: JSONValue.parse(Data(message.storedValue.serialized()))) == message)
+            #expect(try JSONDecoder().decode(SmsMessage.self, from: Data(message.storedValue.serialized())) == message)
+        }
+        #expect(throws: AuthError.self) { try SmsMessage(stored: .object(["id": 1])) }
     }
 
     @Test("RFC 3339 times carry milliseconds and Z, as the SDKs parse them")

@@ -43,9 +43,10 @@ public enum Validation {
 
     /// E.164: a `+` and 7 to 15 digits.
     public static func isPhoneNumber(_ value: String) -> Bool {
-        guard value.hasPrefix("+") else { return false }
-        let digits = value.dropFirst()
-        return (7...15).contains(digits.count) && digits.allSatisfy { $0.isASCII && $0.isNumber }
+        let bytes = value.utf8
+        guard bytes.first == UInt8(ascii: "+") else { return false }
+        let digits = bytes.dropFirst()
+        return (7...15).contains(digits.count) && digits.allSatisfy { (0x30...0x39).contains($0) }
     }
 
     public static let minimumPasswordLength = 6

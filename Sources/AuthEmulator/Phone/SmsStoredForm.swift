@@ -1,0 +1,66 @@
+import Foundation
+
+extension SmsMessage {
+    /// The record as stored: the keys and values `JSONEncoder` writes for this type (dates as
+    /// seconds since 2001, absent optionals left out), built field by field. `JSONEncoder` and
+    /// `JSONDecoder` were a quarter of a phone sign-in. A test checks both directions against them.
+    public var storedValue: JSONValue {
+        var object: [String: JSONValue] = [:]
+        object.reserveCapacity(20)
+        object["id"] = .number(Double(id))
+        object["projectId"] = .string(projectId)
+        object.setIfPresent("tenantId", tenantId.map(JSONValue.string))
+        object["phoneNumber"] = .string(phoneNumber)
+        object["code"] = .string(code)
+        object["text"] = .string(text)
+        object["purpose"] = .string(purpose.rawValue)
+        object.setIfPresent("usedFor", usedFor.map { .string($0.rawValue) })
+        object["sessionInfo"] = .string(sessionInfo)
+        object["sentAt"] = .number(sentAt.timeIntervalSinceReferenceDate)
+        object["expiresAt"] = .number(expiresAt.timeIntervalSinceReferenceDate)
+        object["status"] = .string(status.rawValue)
+        object["testNumber"] = .bool(testNumber)
+        object["attempts"] = .number(Double(attempts))
+        object["verificationPath"] = .string(verificationPath)
+        object.setIfPresent("localId", localId.map(JSONValue.string))
+        object.setIfPresent("mfaEnrollmentId", mfaEnrollmentId.map(JSONValue.string))
+        object.setIfPresent("clientIP", clientIP.map(JSONValue.string))
+        return .object(object)
+    }
+
+    /// Reads `storedValue` (and rows `JSONEncoder` wrote); anything else is a damaged record.
+    public init(stored value: JSONValue) throws(AuthError) {
+        let damaged = AuthError("INTERNAL", "A stored SMS record is damaged.", kind: .internalError)
+        func string(_ key: String) throws(AuthError) -> String {
+            guard let text = value[key]?.stringValue else { throw damaged }
+            return text
+        }
+        func optional(_ key: String) throws(AuthError) -> String? {
+            guard let field = value[key], !field.isNull else { return nil }
+            guard let text = field.stringValue else { throw damaged }
+            return text
+        }
+        func number(_ key: String) throws(AuthError) -> Double {
+            guard let number = value[key]?.doubleValue else { throw damaged }
+            return number
+        }
+        guard let id = try number("id").truncatedInt64, let attempts = try number("attempts").truncatedInt,
+            let purpose = SmsPurpose(rawValue: try string("purpose")),
+            let status = SmsStatus(rawValue: try string("status")), let testNumber = value["testNumber"]?.boolValue
+        else { throw damaged }
+        var usedFor: SmsPurpose?
+        if let used = try optional("usedFor") {
+            guard let purpose = SmsPurpose(rawValue: used) else { throw damaged }
+            usedFor = purpose
+        }
+        self.init(
+            id: id, projectId: try string("projectId"), tenantId: try optional("tenantId"),
+            phoneNumber: try string("phoneNumber"), code: try string("code"), text: try string("text"),
+            purpose: purpose, usedFor: usedFor, sessionInfo: try string("sessionInfo"),
+            sentAt: Date(timeIntervalSinceReferenceDate: try number("sentAt")),
+            expiresAt: Date(timeIntervalSinceReferenceDate: try number("expiresAt")), status: status,
+            testNumber: testNumber, attempts: attempts, verificationPath: try string("verificationPath"),
+            localId: try optional("localId"), mfaEnrollmentId: try optional("mfaEnrollmentId"),
+            clientIP: try optional("clientIP"))
+    }
+}
