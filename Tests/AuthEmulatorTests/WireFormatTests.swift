@@ -45,6 +45,29 @@ struct WireFormatTests {
         }
     }
 
+    @Test("MFA pending credentials: round trip with and without tenant; JSONEncoder's form read; others refused")
+    func pendingCredentials() throws {
+        for tenant in ["t-1", nil] {
+            let credential = MfaPendingCredential(
+                localId: "u1", signInProvider: "password", projectId: "p", tenantId: tenant, expiresAt: 1_800_000_000)
+            let text = credential.encoded()
+            let json = try JSONValue.parse(try #require(Data(base64Encoded: text)))
+            #expect(json == (try JSONValue.from(credential)))
+            #expect(
+                try JSONDecoder().decode(MfaPendingCredential.self, from: Data(base64Encoded: text)!).localId == "u1")
+            for form in [text, try JSONEncoder().encode(credential).base64EncodedString()] {
+                let decoded = try #require(MfaPendingCredential.decode(form))
+                #expect(decoded.localId == "u1" && decoded.tenantId == tenant && decoded.expiresAt == 1_800_000_000)
+                #expect(decoded.signInProvider == "password" && decoded.projectId == "p")
+            }
+        }
+        let forged = Data(
+            #"{"_AuthEmulatorMfaPendingCredential":"x","localId":"u","signInProvider":"p","projectId":"p","expiresAt":1}"#
+                .utf8)
+        #expect(MfaPendingCredential.decode(forged.base64EncodedString()) == nil)
+        #expect(MfaPendingCredential.decode("not base64 at all") == nil)
+    }
+
     @Test("phone numbers: + and 7 to 15 ASCII digits, nothing else")
     func phoneNumbers() {
         for valid in ["+1555555", "+155555501001234", "+15555550100"] {

@@ -48,8 +48,18 @@ public struct RefreshToken: Codable, Sendable, Equatable {
         return Data(JSONValue.object(object).serialized()).base64EncodedString()
     }
 
-    /// Reads a token made by `encoded()`; anything else is `INVALID_REFRESH_TOKEN`.
+    /// Reads a token made by `encoded()`; anything else is `INVALID_REFRESH_TOKEN`. Decoded
+    /// tokens are remembered: a client refreshes with the same token again and again.
     public static func decode(_ string: String) throws(AuthError) -> RefreshToken {
+        if let known = decoded[string] { return known }
+        let token = try parse(string)
+        decoded[string] = token
+        return token
+    }
+
+    private static let decoded = BoundedCache<String, RefreshToken>(capacity: 1024)
+
+    private static func parse(_ string: String) throws(AuthError) -> RefreshToken {
         guard let data = Data(base64Encoded: Base64.padded(string)),
             let json = try? JSONValue.parse(data),
             json[CodingKeys.marker.rawValue]?.stringValue == "DO NOT MODIFY",
