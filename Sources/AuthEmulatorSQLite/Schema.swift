@@ -110,6 +110,19 @@ enum Schema {
                     ALTER TABLE users ADD COLUMN last_refresh_at TEXT;
                     """)
         }
+        // Email-only users have no phone number and phone-only users no email: those rows no longer
+        // get an index entry (all of them went to one hot leaf page, rewritten into the WAL on every
+        // sign-up). Lookups (`email = ?`, `phone_number = ?`) imply NOT NULL, so they use these.
+        migrator.registerMigration("v6-partial-contact-indexes") { db in
+            try db.execute(
+                sql: """
+                    DROP INDEX users_email;
+                    CREATE INDEX users_email ON users(project_id, tenant_id, email) WHERE email IS NOT NULL;
+                    DROP INDEX users_phone;
+                    CREATE INDEX users_phone ON users(project_id, tenant_id, phone_number)
+                        WHERE phone_number IS NOT NULL;
+                    """)
+        }
         return migrator
     }()
 }

@@ -1,5 +1,6 @@
 """State survives SIGKILL; bad input gets enveloped 4xx and the daemon keeps serving."""
 import json
+import subprocess
 
 import pytest
 import requests
@@ -140,3 +141,45 @@ def test_http10_without_keep_alive_is_answered_and_closed(daemon):
                 pass
             assert data.startswith(b"HTTP/1.1 200 OK"), data
             assert closed is closes, request
+
+
+def test_contact_indexes_upgrade_in_place_and_serve_lookups(tmp_path):
+    """v6 migration: email/phone indexes only hold rows that have the value. A database from before
+    it (old indexes, migration not recorded) is upgraded on start with every user intact, and the
+    sign-in and phone lookups search the new indexes."""
+    daemon = Daemon(tmp_path, ephemeral=False).start()
+    try:
+        api = Api(daemon.base)
+        assert api.v1("accounts:signUp", {"email": "idx@example.com", "password": "secret123"}).status_code == 200
+        phone_user = api.v1(f"projects/{PROJECT}/accounts", {"localId": "idx-phone", "phoneNumber": "+15555550177"},
+                            admin=True)
+        assert phone_user.status_code == 200, phone_user.text
+    finally:
+        daemon.stop()
+    db = str(daemon.data)
+
+    def sql(statement):
+        return subprocess.run(["sqlite3", db, statement], capture_output=True, text=True, check=True).stdout.strip()
+
+    # Roll the file back to the v5 shape.
+    sql("DROP INDEX users_email; CREATE INDEX users_email ON users(project_id, tenant_id, email);"
+        "DROP INDEX users_phone; CREATE INDEX users_phone ON users(project_id, tenant_id, phone_number);"
+        "DELETE FROM grdb_migrations WHERE identifier = 'v6-partial-contact-indexes';")
+    daemon.start()
+    try:
+        api = Api(daemon.base)
+        signed_in = api.v1("accounts:signInWithPassword", {"email": "idx@example.com", "password": "secret123"})
+        assert signed_in.status_code == 200, signed_in.text
+        by_phone = api.v1(f"projects/{PROJECT}/accounts:lookup", {"phoneNumber": ["+15555550177"]}, admin=True)
+        assert [u["localId"] for u in by_phone.json()["users"]] == ["idx-phone"]
+    finally:
+        daemon.stop()
+    assert sql("SELECT identifier FROM grdb_migrations ORDER BY rowid DESC LIMIT 1") == "v6-partial-contact-indexes"
+    assert sql("SELECT sql FROM sqlite_master WHERE name = 'users_email'").endswith("WHERE email IS NOT NULL")
+    assert sql("SELECT sql FROM sqlite_master WHERE name = 'users_phone'").endswith("WHERE phone_number IS NOT NULL")
+    where = "FROM users WHERE project_id = ? AND tenant_id = ? AND"
+    assert "USING INDEX users_email (project_id=? AND tenant_id=? AND email=?)" in sql(
+        f"EXPLAIN QUERY PLAN SELECT local_id {where} email = ?")
+    assert "USING INDEX users_phone (project_id=? AND tenant_id=? AND phone_number=?)" in sql(
+        f"EXPLAIN QUERY PLAN SELECT local_id {where} phone_number = ? LIMIT 1")
+    assert sql("PRAGMA integrity_check") == "ok"
