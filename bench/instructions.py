@@ -48,25 +48,18 @@ class Callgrind:
                 time.sleep(0.3)
 
     def post(self, path, body, form=False):
-        self.conn.request("POST", path, body if form else json.dumps(body),
-                          {"Content-Type": "application/x-www-form-urlencoded" if form else "application/json"})
-        response = self.conn.getresponse()
-        data = response.read()
-        if response.status != 200:
-            raise RuntimeError(f"{path}: {response.status} {data[:200]!r}")
-        return json.loads(data)
+        return self.send("POST", path, body if form else json.dumps(body),
+                         {"Content-Type": "application/x-www-form-urlencoded" if form else "application/json"})
 
     def get(self, path):
-        self.conn.request("GET", path)
-        response = self.conn.getresponse()
-        data = response.read()
-        if response.status != 200:
-            raise RuntimeError(f"{path}: {response.status} {data[:200]!r}")
-        return json.loads(data)
+        return self.send("GET", path)
 
     def admin(self, method, path, body):
-        self.conn.request(method, path, json.dumps(body),
-                          {"Content-Type": "application/json", "Authorization": "Bearer owner"})
+        return self.send(method, path, json.dumps(body),
+                         {"Content-Type": "application/json", "Authorization": "Bearer owner"})
+
+    def send(self, method, path, body=None, headers=None):
+        self.conn.request(method, path, body, headers or {})
         response = self.conn.getresponse()
         data = response.read()
         if response.status != 200:
