@@ -89,6 +89,17 @@ struct WireFormatTests {
         #expect(FormEncoding.fields("k=%FF") == ["k": "\u{FFFD}"])
     }
 
+    /// Fails for any optional stored property left nil: the stored-form tests need every field set
+    /// so that one missing from a hand-written form shows up.
+    private func expectEveryOptionalSet(_ values: [Any]) {
+        for value in values {
+            for child in Mirror(reflecting: value).children {
+                let mirror = Mirror(reflecting: child.value)
+                #expect(!(mirror.displayStyle == .optional && mirror.children.isEmpty), "\(child.label ?? "?") unset")
+            }
+        }
+    }
+
     @Test("stored users: exactly JSONEncoder's form of the record, every field set; decodes back equal")
     func storedUser() throws {
         var user = UserRecord(localId: "u1")
@@ -123,12 +134,7 @@ struct WireFormatTests {
         user.passkeyInfo = [PasskeyInfo(credentialId: "c1", name: "key")]
         // Every optional is set, in the record and in each nested type: a field added to one of
         // them without `storedValue` would be missing below and fail this test.
-        for value in [user, user.providerUserInfo![0], factor, user.passkeyInfo![0]] as [Any] {
-            for child in Mirror(reflecting: value).children {
-                let mirror = Mirror(reflecting: child.value)
-                #expect(!(mirror.displayStyle == .optional && mirror.children.isEmpty), "\(child.label ?? "?") unset")
-            }
-        }
+        expectEveryOptionalSet([user, user.providerUserInfo![0], factor, user.passkeyInfo![0]])
         #expect(user.storedValue == (try JSONValue.from(user)))
         #expect(try JSONDecoder().decode(UserRecord.self, from: Data(user.storedValue.serialized())) == user)
         #expect(UserRecord(localId: "bare").storedValue == .object(["localId": "bare"]))
@@ -142,10 +148,7 @@ struct WireFormatTests {
             sentAt: Date(timeIntervalSinceReferenceDate: 800_000_000.125),
             expiresAt: Date(timeIntervalSinceReferenceDate: 800_000_300.5), status: .superseded, testNumber: true,
             attempts: 3, verificationPath: "apns", localId: "u1", mfaEnrollmentId: "m1", clientIP: "10.0.0.1")
-        for child in Mirror(reflecting: full).children {
-            let mirror = Mirror(reflecting: child.value)
-            #expect(!(mirror.displayStyle == .optional && mirror.children.isEmpty), "\(child.label ?? "?") unset")
-        }
+        expectEveryOptionalSet([full])
         var bare = full
         (bare.tenantId, bare.usedFor, bare.localId, bare.mfaEnrollmentId, bare.clientIP) = (nil, nil, nil, nil, nil)
         for message in [full, bare] {
