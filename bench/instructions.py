@@ -28,12 +28,12 @@ RELEASE = ROOT / ".build" / "release"
 class Callgrind:
     """A server under callgrind, with a keep-alive client."""
 
-    def __init__(self, binary, args, port, workdir):
+    def __init__(self, binary, args, port, workdir, valgrind_args=()):
         self.out = os.path.join(workdir, f"callgrind.{port}")
         stripped = os.path.join(workdir, os.path.basename(binary))
         subprocess.run(["strip", "--strip-debug", "-o", stripped, binary], check=True)
         self.proc = subprocess.Popen(
-            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={self.out}", stripped, *args],
+            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={self.out}", *valgrind_args, stripped, *args],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 120
         while True:
@@ -91,6 +91,24 @@ class Callgrind:
     def stop(self):
         self.proc.terminate()
         self.proc.wait()
+
+
+def single_request_flows(server):
+    """signUp, signIn, lookup and token refresh, as bench/lua sends them."""
+    v1 = "/identitytoolkit.googleapis.com/v1/"
+    user = server.post(v1 + "accounts:signUp?key=k",
+                       {"email": "bench@bench.test", "password": "secret123", "returnSecureToken": True})
+    counter = iter(range(10**9))
+    return [
+        ("signUp (email)", lambda: server.post(v1 + "accounts:signUp?key=k", {
+            "email": f"u{next(counter)}@bench.test", "password": "secret123", "returnSecureToken": True})),
+        ("signInWithPassword", lambda: server.post(v1 + "accounts:signInWithPassword?key=k", {
+            "email": "bench@bench.test", "password": "secret123", "returnSecureToken": True})),
+        ("accounts:lookup", lambda: server.post(v1 + "accounts:lookup?key=k", {"idToken": user["idToken"]})),
+        ("token refresh", lambda: server.post(
+            "/securetoken.googleapis.com/v1/token?key=k",
+            "grant_type=refresh_token&refresh_token=" + urllib.parse.quote(user["refreshToken"]), form=True)),
+    ]
 
 
 def multi_step_flows(server):
@@ -163,21 +181,7 @@ def main():
         server = Callgrind(options.authemu,
                            ["serve", "--port", "9392", "--data", os.path.join(workdir, "state.sqlite"),
                             "--log-level", "error"], 9392, workdir)
-        v1 = "/identitytoolkit.googleapis.com/v1/"
-        user = server.post(v1 + "accounts:signUp?key=k",
-                           {"email": "bench@bench.test", "password": "secret123", "returnSecureToken": True})
-        counter = iter(range(10**9))
-        flows = [
-            ("signUp (email)", lambda: server.post(v1 + "accounts:signUp?key=k", {
-                "email": f"u{next(counter)}@bench.test", "password": "secret123", "returnSecureToken": True})),
-            ("signInWithPassword", lambda: server.post(v1 + "accounts:signInWithPassword?key=k", {
-                "email": "bench@bench.test", "password": "secret123", "returnSecureToken": True})),
-            ("accounts:lookup", lambda: server.post(v1 + "accounts:lookup?key=k", {"idToken": user["idToken"]})),
-            ("token refresh", lambda: server.post(
-                "/securetoken.googleapis.com/v1/token?key=k",
-                "grant_type=refresh_token&refresh_token=" + urllib.parse.quote(user["refreshToken"]), form=True)),
-        ]
-        flows += multi_step_flows(server)
+        flows = single_request_flows(server) + multi_step_flows(server)
         print(f"{'request':34} {'instructions':>12} {'vs baseline':>11}")
         print(f"{'baseline (fixed JSON)':34} {base / 1000:11.0f}k {1:11.2f}")
         for name, send, *steps in flows:
