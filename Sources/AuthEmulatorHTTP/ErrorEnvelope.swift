@@ -84,11 +84,16 @@ struct CORSReflectingMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
         async throws -> Response
     {
-        guard let origin = request.headers[.origin] else { return try await next(request, context) }
-        var headers: HTTPFields = [
-            .accessControlAllowOrigin: origin, .vary: "Origin", .accessControlAllowCredentials: "true",
-        ]
-        if request.method == .options, request.headers[.accessControlRequestMethod] != nil {
+        let origin = request.headers[.origin]
+        if origin == nil, request.method != .options { return try await next(request, context) }
+        var headers: HTTPFields = [.vary: "Origin"]
+        if let origin {
+            headers[.accessControlAllowOrigin] = origin
+            headers[.accessControlAllowCredentials] = "true"
+        }
+        // Every OPTIONS request is a preflight, as for firebase-tools (express `cors`): browsers
+        // and jsdom do not always send Access-Control-Request-Method, and no API takes OPTIONS.
+        if request.method == .options {
             headers[.accessControlAllowMethods] = "GET,HEAD,PUT,PATCH,POST,DELETE"
             if let requested = request.headers[.accessControlRequestHeaders] {
                 headers[.accessControlAllowHeaders] = requested

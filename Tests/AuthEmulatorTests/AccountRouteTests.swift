@@ -1,5 +1,6 @@
 import AuthEmulator
 import Foundation
+import HTTPTypes
 import Testing
 
 @Suite("Client account APIs")
@@ -369,6 +370,48 @@ struct OutOfRangeNumberTests {
                 #"{"localId":["\#(exact.string("localId"))"]}"#, admin: true)
             #expect(admin.status == 200)
             #expect(admin.json.value(at: "users")?.arrayValue?.count == 1)
+        }
+    }
+
+    @Test("CORS: every OPTIONS is a preflight (204, origin and headers reflected); other requests get the origin")
+    func cors() async throws {
+        let harness = try Harness()
+        try await harness.run { client in
+            let privateNetwork = HTTPField.Name("Access-Control-Request-Private-Network")!
+            // firebase-tools' own test: no Access-Control-Request-Method, on the root path.
+            let preflight = try await client.call(
+                .options, "/", key: false,
+                headers: [
+                    .origin: "example.com",
+                    .accessControlRequestHeaders: "Authorization,X-Client-Version,X-Whatever-Header",
+                    privateNetwork: "true",
+                ])
+            #expect(preflight.status == 204)
+            #expect(preflight.headers[.accessControlAllowOrigin] == "example.com")
+            #expect(preflight.headers[.accessControlAllowHeaders] == "Authorization,X-Client-Version,X-Whatever-Header")
+            #expect(preflight.headers[.accessControlAllowMethods] == "GET,HEAD,PUT,PATCH,POST,DELETE")
+            #expect(preflight.headers[HTTPField.Name("Access-Control-Allow-Private-Network")!] == "true")
+            // A browser's preflight of an API call, and one without an Origin (express `cors` answers it too).
+            let api = try await client.call(
+                .options, "/identitytoolkit.googleapis.com/v1/accounts:signUp", key: false,
+                headers: [.origin: "http://localhost:5173", .accessControlRequestMethod: "POST"])
+            #expect(api.status == 204)
+            #expect(api.headers[.accessControlAllowOrigin] == "http://localhost:5173")
+            #expect(api.headers[.accessControlAllowCredentials] == "true")
+            let bare = try await client.call(.options, "/identitytoolkit.googleapis.com/v1/accounts:lookup", key: false)
+            #expect(bare.status == 204)
+            #expect(bare.headers[.accessControlAllowOrigin] == nil)
+            // An actual request with an Origin gets it back; one without gets no CORS headers.
+            let body = #"{"email":"cors@example.com","password":"secret123"}"#
+            let signUp = try await client.call(
+                .post, "/identitytoolkit.googleapis.com/v1/accounts:signUp", body,
+                headers: [.origin: "http://localhost:5173"])
+            #expect(signUp.status == 200)
+            #expect(signUp.headers[.accessControlAllowOrigin] == "http://localhost:5173")
+            let plain = try await client.call(
+                .post, "/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword", body)
+            #expect(plain.status == 200)
+            #expect(plain.headers[.accessControlAllowOrigin] == nil)
         }
     }
 }
