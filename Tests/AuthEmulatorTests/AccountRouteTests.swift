@@ -69,6 +69,37 @@ struct AccountRouteTests {
         }
     }
 
+    @Test("sign-up without the admin credential: display name only for password accounts, photo URL never")
+    func signUpProfileFields() async throws {
+        let harness = try Harness()
+        try await harness.run { client in
+            let profile: [String: JSONValue] = ["displayName": "Me", "photoUrl": "http://localhost/me.png"]
+            let anonymous = try await client.v1("accounts:signUp", profile)
+            #expect(anonymous.status == 200)
+            #expect(anonymous["displayName"] == nil)
+            let password = try await client.v1(
+                "accounts:signUp", profile.merging(["email": "me@example.com", "password": "notasecret"]) { $1 })
+            #expect(password.status == 200)
+            #expect(password.string("displayName") == "Me")
+            #expect(password["photoUrl"] == nil)
+            let admin = try await client.call(
+                .post, "/identitytoolkit.googleapis.com/v1/accounts:signUp",
+                #"{"localId":"profiled","displayName":"Admin","photoUrl":"http://localhost/a.png"}"#, admin: true)
+            #expect(admin.status == 200)
+            for (reply, name, photo) in [
+                (anonymous, nil, nil), (password, "Me", nil), (admin, "Admin", "http://localhost/a.png"),
+            ] as [(Harness.Reply, String?, String?)] {
+                let lookup = try await client.call(
+                    .post, "/identitytoolkit.googleapis.com/v1/projects/example/accounts:lookup",
+                    #"{"localId":["\#(reply.string("localId"))"]}"#, admin: true)
+                let user = lookup.json["users"]?.arrayValue?.first
+                #expect(user?["localId"]?.stringValue == reply.string("localId"))
+                #expect(user?["displayName"]?.stringValue == name)
+                #expect(user?["photoUrl"]?.stringValue == photo)
+            }
+        }
+    }
+
     @Test("password sign-in: success, wrong password, unknown email, disabled user, email privacy")
     func passwordSignIn() async throws {
         let harness = try Harness()

@@ -81,8 +81,11 @@ extension Emulator {
             } else if request.idToken == nil, !caller.isAdmin {
                 provider = "password"
             }
-            if let name = request.displayName { user.displayName = name }
-            if let photo = request.photoUrl { user.photoUrl = photo }
+            // As firebase-tools (and production): without the admin credential, a display name is
+            // kept only for an email/password account and a photo URL never.
+            let passwordAccount = request.idToken != nil || request.email != nil || request.password != nil
+            if caller.isAdmin || passwordAccount, let name = request.displayName { user.displayName = name }
+            if caller.isAdmin, let photo = request.photoUrl { user.photoUrl = photo }
             if caller.isAdmin {
                 if let verified = request.emailVerified { user.emailVerified = verified }
                 if let disabled = request.disabled { user.disabled = disabled }
