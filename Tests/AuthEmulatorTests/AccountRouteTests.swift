@@ -100,6 +100,36 @@ struct AccountRouteTests {
         }
     }
 
+    @Test("sign-up with mfaInfo: a client's enrollment ids are drawn, an admin's kept; repeated phones collapse")
+    func signUpEnrollmentIds() async throws {
+        let harness = try Harness()
+        try await harness.run { client in
+            func enrollments(_ reply: Harness.Reply) async throws -> [JSONValue] {
+                let lookup = try await client.call(
+                    .post, "/identitytoolkit.googleapis.com/v1/projects/example/accounts:lookup",
+                    #"{"localId":["\#(reply.string("localId"))"]}"#, admin: true)
+                return lookup.json["users"]?.arrayValue?.first?["mfaInfo"]?.arrayValue ?? []
+            }
+            let named: JSONValue = .array([
+                .object(["phoneInfo": "+15555550100", "mfaEnrollmentId": "ignored1"]),
+                .object(["phoneInfo": "+15555550100", "mfaEnrollmentId": "ignored2"]),
+            ])
+            let clientSignUp = try await client.v1(
+                "accounts:signUp", ["email": "mfa@example.com", "password": "notasecret", "mfaInfo": named])
+            #expect(clientSignUp.status == 200)
+            let drawn = try await enrollments(clientSignUp)
+            #expect(drawn.count == 1)
+            #expect(drawn.first?["phoneInfo"]?.stringValue == "+15555550100")
+            #expect(drawn.first?["mfaEnrollmentId"]?.stringValue?.count == 28)
+            let adminSignUp = try await client.v1(
+                "accounts:signUp", ["email": "mfa2@example.com", "password": "notasecret", "mfaInfo": named],
+                admin: true)
+            #expect(adminSignUp.status == 200)
+            let kept = try await enrollments(adminSignUp)
+            #expect(kept.map { $0["mfaEnrollmentId"]?.stringValue } == ["ignored1"])
+        }
+    }
+
     @Test("password sign-in: success, wrong password, unknown email, disabled user, email privacy")
     func passwordSignIn() async throws {
         let harness = try Harness()

@@ -97,7 +97,8 @@ extension Emulator {
                 }
             }
             if let enrollments = request.mfaInfo {
-                user.mfaInfo = try MfaEnrollmentInput.records(enrollments, random: random, now: self.clock.now())
+                user.mfaInfo = try MfaEnrollmentInput.records(
+                    enrollments, random: random, now: self.clock.now(), keepingIds: caller.isAdmin)
             }
             if provider != nil {
                 user.lastLoginAt = nowMillis
@@ -124,13 +125,15 @@ extension Emulator {
 extension MfaEnrollmentInput {
     /// Turns Admin-supplied enrollments into records: ids are generated when absent, phone
     /// numbers checked, duplicates by number dropped.
-    static func records(_ inputs: [MfaEnrollmentInput], random: any RandomSource, now: Date)
+    /// `keepingIds: false` (a client's sign-up) draws every enrollment id, as firebase-tools does;
+    /// admin sign-ups and updates keep the ids they name.
+    static func records(_ inputs: [MfaEnrollmentInput], random: any RandomSource, now: Date, keepingIds: Bool = true)
         throws -> [MfaEnrollment]?
     {
         var result: [MfaEnrollment] = []
         var seenPhones = Set<String>()
         for input in inputs {
-            let id = input.mfaEnrollmentId ?? random.alphanumeric(28)
+            let id = (keepingIds ? input.mfaEnrollmentId : nil) ?? random.alphanumeric(28)
             if let phone = input.phoneInfo {
                 guard Validation.isPhoneNumber(phone) else {
                     throw AuthError("INVALID_MFA_PHONE_NUMBER", "Invalid format.")
