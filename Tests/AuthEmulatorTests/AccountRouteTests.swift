@@ -130,6 +130,48 @@ struct AccountRouteTests {
         }
     }
 
+    @Test("v2 project config: firebase-tools defaults, masked and full updates, blocking-function checks")
+    func projectConfig() async throws {
+        let harness = try Harness()
+        try await harness.run { client in
+            let path = "/identitytoolkit.googleapis.com/v2/projects/example/config"
+            let fresh = try await client.call(.get, path, admin: true)
+            #expect(fresh.status == 200)
+            #expect(fresh["signIn"] == .object(["allowDuplicateEmails": false]))
+            #expect(fresh["blockingFunctions"] == .object([:]))
+            let body =
+                #"{"signIn":{"allowDuplicateEmails":true},"blockingFunctions":{"forwardInboundCredentials":{"idToken":true}}}"#
+            let masked = try await client.call(
+                .patch,
+                path + "?updateMask=signIn.allowDuplicateEmails,blockingFunctions.forwardInboundCredentials.idToken",
+                body, admin: true)
+            #expect(masked.status == 200)
+            #expect(masked["signIn"] == .object(["allowDuplicateEmails": true]))
+            #expect(masked["blockingFunctions"] == .object(["forwardInboundCredentials": .object(["idToken": true])]))
+            let unknownField = try await client.call(.patch, path + "?updateMask=displayName", "{}", admin: true)
+            #expect(unknownField.status == 200)
+            #expect(unknownField["displayName"] == nil)
+            // An empty mask replaces everything with the defaults.
+            let reset = try await client.call(.patch, path, "{}", admin: true)
+            #expect(reset["signIn"] == .object(["allowDuplicateEmails": false]))
+            #expect(reset["blockingFunctions"] == .object([:]))
+            for (trigger, detail) in [
+                (#"{"invalidEventTrigger":{"functionUri":"http://localhost"}}"#, "((Event type is invalid.))"),
+                (
+                    #"{"beforeCreate":{"functionUri":"invalidUri"}}"#,
+                    "((Expected an absolute URI with valid scheme and host.))"
+                ),
+            ] {
+                let refused = try await client.call(
+                    .patch, path, #"{"blockingFunctions":{"triggers":\#(trigger)}}"#, admin: true)
+                #expect(refused.status == 400)
+                #expect(refused.errorMessage == "INVALID_BLOCKING_FUNCTION : \(detail)")
+            }
+            let after = try await client.call(.get, path, admin: true)
+            #expect(after["blockingFunctions"] == .object([:]))
+        }
+    }
+
     @Test("password sign-in: success, wrong password, unknown email, disabled user, email privacy")
     func passwordSignIn() async throws {
         let harness = try Harness()

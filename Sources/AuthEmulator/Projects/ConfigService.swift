@@ -120,6 +120,23 @@ enum ConfigValidation {
         try validateTestPhoneNumbers(config.value(at: "signIn.phoneNumber.testPhoneNumbers"))
         try EmulatorSettings.validate(config["emulatorSettings"])
         try validateRecaptcha(config["recaptchaConfig"])
+        try validateBlockingFunctions(config.value(at: "blockingFunctions.triggers"))
+    }
+
+    static let blockingEvents: Set<String> = ["beforeCreate", "beforeSignIn"]
+
+    /// firebase-tools' checks and messages: known events, absolute `functionUri`s. (The emulator
+    /// stores the triggers but does not call them.)
+    static func validateBlockingFunctions(_ triggers: JSONValue?) throws(AuthError) {
+        for (event, trigger) in triggers?.objectValue ?? [:] {
+            guard blockingEvents.contains(event) else {
+                throw AuthError("INVALID_BLOCKING_FUNCTION", "((Event type is invalid.))")
+            }
+            let uri = trigger["functionUri"]?.stringValue.flatMap { URL(string: $0) }
+            guard let uri, uri.scheme != nil, !(uri.host ?? "").isEmpty else {
+                throw AuthError("INVALID_BLOCKING_FUNCTION", "((Expected an absolute URI with valid scheme and host.))")
+            }
+        }
     }
 
     static let enforcementStates: Set<String> = [

@@ -63,12 +63,10 @@ public enum ResourceDefaults {
     public static func projectConfig(projectId: String) -> JSONValue {
         .object([
             "name": .string("projects/\(projectId)/config"),
-            "signIn": .object([
-                "allowDuplicateEmails": .bool(false),
-                "email": .object(["enabled": .bool(true), "passwordRequired": .bool(true)]),
-                "anonymous": .object(["enabled": .bool(true)]),
-                "phoneNumber": .object(["enabled": .bool(true), "testPhoneNumbers": .object([:])]),
-            ]),
+            // Exactly firebase-tools' defaults (its tests compare `signIn` and `blockingFunctions`
+            // whole); absent `signIn.email/anonymous/phoneNumber` read as enabled (ScopeSettings).
+            "signIn": .object(["allowDuplicateEmails": .bool(false)]),
+            "blockingFunctions": .object([:]),
             "emailPrivacyConfig": .object(["enableImprovedEmailPrivacy": .bool(false)]),
             "mfa": .object([
                 "state": .string("ENABLED"), "enabledProviders": .array([.string("PHONE_SMS")]),
