@@ -172,6 +172,76 @@ struct AccountRouteTests {
         }
     }
 
+    @Test("batchCreate: duplicates in the request are a 400; per-user failures listed in production's words")
+    func batchCreateErrors() async throws {
+        let harness = try Harness()
+        try await harness.run { client in
+            let path = "/identitytoolkit.googleapis.com/v1/projects/example/accounts:batchCreate"
+            for (body, message) in [
+                (#"{"users":[{"localId":"d1"},{"localId":"d1"}]}"#, "DUPLICATE_LOCAL_ID : d1"),
+                (
+                    #"{"sanityCheck":true,"users":[{"localId":"a","email":"x@example.com"},{"localId":"b","email":"x@example.com"}]}"#,
+                    "DUPLICATE_EMAIL : x@example.com"
+                ),
+                (
+                    #"{"sanityCheck":true,"users":[{"localId":"a","providerUserInfo":[{"providerId":"google.com","rawId":"r"}]},{"localId":"b","providerUserInfo":[{"providerId":"google.com","rawId":"r"}]}]}"#,
+                    "DUPLICATE_RAW_ID : Provider id(google.com), Raw id(r)"
+                ),
+                (#"{"users":[]}"#, "MISSING_USER_ACCOUNT"),
+            ] {
+                let refused = try await client.call(.post, path, body, admin: true)
+                #expect(refused.status == 400, "\(body)")
+                #expect(refused.errorMessage == message)
+            }
+            let long = String(repeating: "x", count: 998)
+            let users = [
+                #"{"email":"foo@example.com"}"#, #"{"localId":"ok1"}"#, #"{"localId":"t2","email":"not#an$email"}"#,
+                #"{"localId":"t3","phoneNumber":"not#a$phone"}"#, #"{"localId":"t4","customAttributes":"not json"}"#,
+                #"{"localId":"t5","customAttributes":"{\"sub\":\"1\"}"}"#,
+                #"{"localId":"t6","customAttributes":"{\"a\":\"\#(long)\"}"}"#,
+                #"{"localId":"t7","providerUserInfo":[{"providerId":"google.com"}]}"#,
+                #"{"localId":"t8","providerUserInfo":[{"federatedId":"f"}]}"#,
+                #"{"localId":"t9","mfaInfo":[{"phoneInfo":"+15555550100"}]}"#,
+                #"{"localId":"t10","email":"s@example.com","mfaInfo":[{"phoneInfo":"+15555550100"}]}"#,
+                #"{"localId":"mfa","email":"m@example.com","emailVerified":true,"mfaInfo":[{"phoneInfo":"+15555550100"}]}"#,
+            ]
+            let reply = try await client.call(
+                .post, path, #"{"users":[\#(users.joined(separator: ","))]}"#, admin: true)
+            #expect(reply.status == 200)
+            let listed = (reply.json["error"]?.arrayValue ?? []).map {
+                "\($0["index"]?.doubleValue.map { Int($0) } ?? -1) \($0["message"]?.stringValue ?? "")"
+            }
+            #expect(
+                listed == [
+                    "0 localId is missing", "2 email is invalid", "3 phone number format is invalid",
+                    "4 Invalid custom claims provided.", "5 Custom claims provided include a reserved claim.",
+                    "6 Custom claims provided are too large.", "7 federatedId or (providerId & rawId) is required",
+                    "8 ((Parsing federatedId is not implemented in Auth Emulator; please specify providerId AND rawId as a workaround.))",
+                    "9 Second factor account requires email to be presented.",
+                    "10 Second factor account requires email to be verified.",
+                ])
+            // The valid ones were stored; a factor without an id got one.
+            let lookup = try await client.call(
+                .post, "/identitytoolkit.googleapis.com/v1/projects/example/accounts:lookup",
+                #"{"localId":["ok1","mfa"]}"#, admin: true)
+            #expect(lookup.json["users"]?.arrayValue?.count == 2)
+            let factor = lookup.json["users"]?.arrayValue?.first { $0["localId"] == "mfa" }?["mfaInfo"]?.arrayValue?
+                .first
+            #expect(factor?["mfaEnrollmentId"]?.stringValue?.count == 28)
+            // Existing accounts: by local id (no overwrite) and by email with sanityCheck.
+            let again = try await client.call(
+                .post, path,
+                #"{"sanityCheck":true,"users":[{"localId":"ok1"},{"localId":"new","email":"m@example.com"}]}"#,
+                admin: true)
+            #expect(
+                again.json["error"]
+                    == .array([
+                        .object(["index": 0, "message": "localId belongs to an existing account - can not overwrite."]),
+                        .object(["index": 1, "message": "email exists in other account in database"]),
+                    ]))
+        }
+    }
+
     @Test("password sign-in: success, wrong password, unknown email, disabled user, email privacy")
     func passwordSignIn() async throws {
         let harness = try Harness()

@@ -19,13 +19,35 @@ public struct BatchCreateRequest: Decodable, Sendable {
         public var lastRefreshAt: String?
         public var validSince: String?
         public var passwordUpdatedAt: Double?
-        public var providerUserInfo: [ProviderUserInfo]?
-        public var mfaInfo: [MfaEnrollment]?
+        public var providerUserInfo: [ImportedProvider]?
+        public var mfaInfo: [ImportedFactor]?
         public var tenantId: String?
         public var customAuth: Bool?
         public var emailLinkSignin: Bool?
         public var initialEmail: String?
         public var passkeyInfo: [PasskeyInfo]?
+    }
+    /// A provider entry as imported: ids may be missing (a per-user error, not a bad request).
+    public struct ImportedProvider: Decodable, Sendable {
+        public var providerId: String?
+        public var rawId: String?
+        public var federatedId: String?
+        public var email: String?
+        public var displayName: String?
+        public var photoUrl: String?
+        public var phoneNumber: String?
+        public var screenName: String?
+    }
+    /// A second factor as imported: a missing enrollment id is drawn.
+    public struct ImportedFactor: Decodable, Sendable {
+        public var mfaEnrollmentId: String?
+        public var displayName: String?
+        public var enrolledAt: String?
+        public var phoneInfo: String?
+        public var unobfuscatedPhoneInfo: String?
+        public var totpInfo: JSONValue?
+        public var totpSecret: String?
+        public var totpLastUsedStep: Int64?
     }
     public var users: [ImportedUser]?
     public var allowOverwrite: Bool?
@@ -39,28 +61,27 @@ public struct BatchCreateRequest: Decodable, Sendable {
 }
 
 extension Emulator {
-    /// Imports users; per-user failures come back as `error: [{index, message}]` with HTTP 200.
+    /// Imports users as firebase-tools does: duplicates within the request are a 400 (emails and
+    /// provider ids with `sanityCheck`, local ids unless `allowOverwrite`); per-user failures come
+    /// back as `error: [{index, message}]` with HTTP 200, in production's words.
     public func batchCreate(_ request: BatchCreateRequest, caller: Caller) async throws -> JSONValue {
-        guard let users = request.users, !users.isEmpty else { throw AuthError("MISSING_USER_ACCOUNT") }
         let scope = caller.scope
         let random = self.random
         let errors: [JSONValue] = try await store.write { tx in
-            _ = try self.settings(tx, scope)
+            let settings = try self.settings(tx, scope)
+            if settings.disableAuth { throw AuthError.projectDisabled }
+            guard let users = request.users, !users.isEmpty else { throw AuthError("MISSING_USER_ACCOUNT") }
+            try Emulator.checkImportDuplicates(request, users, oneAccountPerEmail: !settings.allowDuplicateEmails)
             var errors: [JSONValue] = []
             for (index, input) in users.enumerated() {
                 do {
                     let user = try Emulator.importedRecord(input, scope: scope, random: random)
-                    if try tx.user(scope, localId: user.localId) != nil, request.allowOverwrite != true {
-                        throw AuthError("DUPLICATE_LOCAL_ID", user.localId)
-                    }
-                    if request.sanityCheck == true, let email = user.email,
-                        try tx.users(scope, email: email).contains(where: { $0.localId != user.localId })
-                    {
-                        throw AuthError("DUPLICATE_EMAIL", email)
-                    }
+                    try Emulator.checkImportConflicts(
+                        tx, user, scope: scope, request: request, oneAccountPerEmail: !settings.allowDuplicateEmails)
                     try tx.save(scope, user)
                 } catch let error as AuthError {
-                    errors.append(.object(["index": .number(Double(index)), "message": .string(error.message)]))
+                    errors.append(
+                        .object(["index": .number(Double(index)), "message": .string(Self.importMessage(error))]))
                 }
             }
             return errors
@@ -70,20 +91,84 @@ extension Emulator {
         return .object(response)
     }
 
+    /// Duplicates within one request refuse the whole request.
+    static func checkImportDuplicates(
+        _ request: BatchCreateRequest, _ users: [BatchCreateRequest.ImportedUser], oneAccountPerEmail: Bool
+    ) throws(AuthError) {
+        if request.sanityCheck == true {
+            if oneAccountPerEmail {
+                var emails = Set<String>()
+                for email in users.compactMap(\.email) where !email.isEmpty {
+                    guard emails.insert(email).inserted else { throw AuthError("DUPLICATE_EMAIL", email) }
+                }
+            }
+            var providerIds = Set<String>()
+            for provider in users.flatMap({ $0.providerUserInfo ?? [] }) {
+                let (id, raw) = (provider.providerId ?? "undefined", provider.rawId ?? "undefined")
+                guard providerIds.insert("\(id):\(raw)").inserted else {
+                    throw AuthError("DUPLICATE_RAW_ID", "Provider id(\(id)), Raw id(\(raw))")
+                }
+            }
+        }
+        if request.allowOverwrite != true {
+            var localIds = Set<String>()
+            for localId in users.map({ $0.localId ?? "" }) {
+                guard localIds.insert(localId).inserted else { throw AuthError("DUPLICATE_LOCAL_ID", localId) }
+            }
+        }
+    }
+
+    /// What an imported user may not collide with in the store.
+    static func checkImportConflicts(
+        _ tx: any StoreTransaction, _ user: UserRecord, scope: Scope, request: BatchCreateRequest,
+        oneAccountPerEmail: Bool
+    ) throws {
+        for provider in user.providers where provider.providerId != "password" && provider.providerId != "phone" {
+            guard let rawId = provider.rawId,
+                let owner = try tx.user(scope, providerId: provider.providerId, rawId: rawId)
+            else { continue }
+            if owner.localId != user.localId { throw AuthError("raw id exists in other account in database") }
+        }
+        if oneAccountPerEmail, let email = user.email,
+            try tx.users(scope, email: email).contains(where: { $0.localId != user.localId })
+        {
+            throw AuthError(
+                request.sanityCheck == true
+                    ? "email exists in other account in database"
+                    : "((Auth Emulator does not support importing duplicate email: \(email)))")
+        }
+        if request.allowOverwrite != true, try tx.user(scope, localId: user.localId) != nil {
+            throw AuthError("localId belongs to an existing account - can not overwrite.")
+        }
+    }
+
+    /// Production's wording for the claim errors in an import's per-user list.
+    static func importMessage(_ error: AuthError) -> String {
+        switch error.code {
+        case "INVALID_CLAIMS": return "Invalid custom claims provided."
+        case "CLAIMS_TOO_LARGE": return "Custom claims provided are too large."
+        case "FORBIDDEN_CLAIM": return "Custom claims provided include a reserved claim."
+        default: return error.message
+        }
+    }
+
     static func importedRecord(_ input: BatchCreateRequest.ImportedUser, scope: Scope, random: any RandomSource)
         throws -> UserRecord
     {
-        guard let localId = input.localId, !localId.isEmpty else { throw AuthError.missingLocalId }
+        guard let localId = input.localId, !localId.isEmpty else { throw AuthError("localId is missing") }
+        if let tenant = input.tenantId, !tenant.isEmpty, tenant != scope.tenantId {
+            throw AuthError("Tenant id in userInfo does not match the tenant id in request.")
+        }
         var user = UserRecord(localId: localId)
-        if let email = input.email {
-            guard Validation.isEmail(email) else { throw AuthError("INVALID_EMAIL", email) }
+        if let email = input.email, !email.isEmpty {
+            guard Validation.isEmail(email) else { throw AuthError("email is invalid") }
             user.email = email.lowercased()
         }
         user.emailVerified = input.emailVerified
         user.displayName = input.displayName
         user.photoUrl = input.photoUrl
-        if let phone = input.phoneNumber {
-            guard Validation.isPhoneNumber(phone) else { throw AuthError.invalidPhoneNumber }
+        if let phone = input.phoneNumber, !phone.isEmpty {
+            guard Validation.isPhoneNumber(phone) else { throw AuthError("phone number format is invalid") }
             user.phoneNumber = phone
         }
         user.disabled = input.disabled
@@ -108,7 +193,25 @@ extension Emulator {
             user.passwordHash = hash
             user.salt = input.salt
         }
-        var providers = input.providerUserInfo ?? []
+        var providers: [ProviderUserInfo] = []
+        for provider in input.providerUserInfo ?? [] {
+            let providerId = provider.providerId ?? ""
+            // Password and phone entries are derived from the user's own fields; others need both ids.
+            guard
+                providerId == "password" || providerId == "phone"
+                    || (!providerId.isEmpty && provider.rawId?.isEmpty == false)
+            else {
+                throw AuthError(
+                    provider.federatedId?.isEmpty == false
+                        ? "((Parsing federatedId is not implemented in Auth Emulator; please specify providerId AND rawId as a workaround.))"
+                        : "federatedId or (providerId & rawId) is required")
+            }
+            providers.append(
+                ProviderUserInfo(
+                    providerId: providerId, rawId: provider.rawId, federatedId: provider.federatedId,
+                    email: provider.email, displayName: provider.displayName, photoUrl: provider.photoUrl,
+                    phoneNumber: provider.phoneNumber, screenName: provider.screenName))
+        }
         if user.hasPassword, let email = user.email, !providers.contains(where: { $0.providerId == "password" }) {
             providers.append(ProviderUserInfo(providerId: "password", rawId: email, federatedId: email, email: email))
         }
@@ -117,18 +220,27 @@ extension Emulator {
         }
         user.providerUserInfo = providers.isEmpty ? nil : providers
         if let factors = input.mfaInfo, !factors.isEmpty {
-            guard user.email != nil else {
-                throw AuthError("INVALID_ARGUMENT", "Second factor account requires email to be presented.")
-            }
+            guard user.email != nil else { throw AuthError("Second factor account requires email to be presented.") }
             guard user.emailVerified == true else {
-                throw AuthError("INVALID_ARGUMENT", "Second factor account requires email to be verified.")
+                throw AuthError("Second factor account requires email to be verified.")
             }
-            user.mfaInfo = factors.map { factor in
-                var factor = factor
-                if factor.mfaEnrollmentId.isEmpty { factor.mfaEnrollmentId = random.alphanumeric(28) }
-                if factor.unobfuscatedPhoneInfo == nil { factor.unobfuscatedPhoneInfo = factor.phoneInfo }
-                if factor.totpInfo != nil, factor.totpSecret == nil {
-                    factor.totpSecret = Base32.encode(random.bytes(20))
+            var ids = Set<String>()
+            for id in factors.compactMap(\.mfaEnrollmentId) where !id.isEmpty {
+                guard ids.insert(id).inserted else { throw AuthError("Enrollment id already exists.") }
+            }
+            user.mfaInfo = try factors.map { input throws(AuthError) in
+                let id = input.mfaEnrollmentId.flatMap { $0.isEmpty ? nil : $0 } ?? random.alphanumeric(28)
+                var factor = MfaEnrollment(
+                    mfaEnrollmentId: id, displayName: input.displayName, enrolledAt: input.enrolledAt,
+                    phoneInfo: input.phoneInfo, totpInfo: input.totpInfo, totpSecret: input.totpSecret)
+                factor.totpLastUsedStep = input.totpLastUsedStep
+                if let phone = input.phoneInfo {
+                    guard Validation.isPhoneNumber(phone) else { throw AuthError("Phone number format is invalid") }
+                    factor.unobfuscatedPhoneInfo = input.unobfuscatedPhoneInfo ?? phone
+                } else if input.totpInfo != nil {
+                    if factor.totpSecret == nil { factor.totpSecret = Base32.encode(random.bytes(20)) }
+                } else {
+                    throw AuthError("Second factor not supported.")
                 }
                 return factor
             }
