@@ -242,6 +242,32 @@ struct AccountRouteTests {
         }
     }
 
+    @Test("tenant PATCH: a mask path into a string or an array changes nothing; an empty mask resets")
+    func tenantMaskIntoLeaves() async throws {
+        let harness = try Harness()
+        try await harness.run { client in
+            let tenants = "/identitytoolkit.googleapis.com/v2/projects/example/tenants"
+            let created = try await client.call(
+                .post, tenants,
+                #"{"displayName":"display","mfaConfig":{"enabledProviders":["PROVIDER_UNSPECIFIED","PHONE_SMS"]}}"#,
+                admin: true)
+            let path = "\(tenants)/\(created.string("tenantId"))"
+            let masked = try await client.call(
+                .patch, path + "?updateMask=displayName.0,mfaConfig.enabledProviders.nonexistentField",
+                #"{"displayName":"unused","mfaConfig":{"enabledProviders":["PROVIDER_UNSPECIFIED"]}}"#, admin: true)
+            #expect(masked.status == 200)
+            #expect(masked["displayName"] == "display")
+            #expect(
+                masked.json.value(at: "mfaConfig.enabledProviders") == .array(["PROVIDER_UNSPECIFIED", "PHONE_SMS"]))
+            let named = try await client.call(
+                .patch, path + "?updateMask=displayName", #"{"displayName":"x"}"#, admin: true)
+            #expect(named["displayName"] == "x")
+            let reset = try await client.call(.patch, path, "{}", admin: true)
+            #expect(reset["allowPasswordSignup"] == false)
+            #expect(reset["mfaConfig"] == .object(["enabledProviders": .array([]), "state": "DISABLED"]))
+        }
+    }
+
     @Test("password sign-in: success, wrong password, unknown email, disabled user, email privacy")
     func passwordSignIn() async throws {
         let harness = try Harness()

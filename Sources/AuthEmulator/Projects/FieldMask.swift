@@ -11,13 +11,28 @@ public enum FieldMask {
     }
 
     /// Copies each masked path from `patch` into `target`; a path absent from the patch is cleared.
+    /// A path that indexes into a string, number, bool or array of either side (`displayName.0`,
+    /// `mfaConfig.enabledProviders.x`) changes nothing, as in firebase-tools.
     public static func apply(_ paths: [String], from patch: JSONValue, to target: JSONValue) -> JSONValue {
         var result = target
         for path in paths {
             let keys = path.split(separator: ".").map(String.init)
+            guard !indexesIntoLeaf(keys, result), !indexesIntoLeaf(keys, patch) else { continue }
             result = result.setting(keys, to: patch.value(at: keys))
         }
         return result
+    }
+
+    /// Whether a parent of the last key holds something other than an object (or nothing).
+    static func indexesIntoLeaf(_ keys: [String], _ value: JSONValue) -> Bool {
+        var current: JSONValue? = value
+        for key in keys.dropLast() {
+            guard let node = current, node != .null else { return false }
+            guard case .object = node else { return true }
+            current = node[key]
+        }
+        if let node = current, case .object = node { return false }
+        return current != nil && current != .null
     }
 }
 
