@@ -268,6 +268,19 @@ struct AccountRouteTests {
         }
     }
 
+    @Test("password sign-in on a tenant without password sign-in: PASSWORD_LOGIN_DISABLED before any field check")
+    func passwordLoginDisabled() async throws {
+        let harness = try Harness()
+        try await harness.run { client in
+            let tenant = try await client.call(
+                .post, "/identitytoolkit.googleapis.com/v2/projects/example/tenants",
+                #"{"disableAuth":false,"allowPasswordSignup":false}"#, admin: true)
+            let refused = try await client.v1("accounts:signInWithPassword", ["tenantId": tenant["tenantId"]!])
+            #expect(refused.status == 400)
+            #expect(refused.errorMessage == "PASSWORD_LOGIN_DISABLED")
+        }
+    }
+
     @Test("password sign-in: success, wrong password, unknown email, disabled user, email privacy")
     func passwordSignIn() async throws {
         let harness = try Harness()

@@ -21,6 +21,7 @@ extension Emulator {
         let (user, settings): (UserRecord, ScopeSettings) = try await store.write { tx in
             let settings = try self.settings(tx, scope)
             if settings.disableAuth { throw AuthError.projectDisabled }
+            if !settings.passwordSignUpEnabled { throw AuthError.passwordLoginDisabled }
             try Emulator.verifyPasswordRecaptcha(
                 tx, token: request.captchaResponse, clientType: request.clientType, version: request.recaptchaVersion,
                 scope: scope, settings: settings)
