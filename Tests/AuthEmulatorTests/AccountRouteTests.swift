@@ -281,6 +281,42 @@ struct AccountRouteTests {
         }
     }
 
+    @Test(
+        "accounts:update mfa.enrollments: repeated phones collapse before ids are checked; a factor without phone is refused"
+    )
+    func updateEnrollmentsDeduplicate() async throws {
+        let harness = try Harness()
+        try await harness.run { client in
+            let created = try await client.call(
+                .post, "/identitytoolkit.googleapis.com/v1/accounts:signUp",
+                #"{"email":"dedup@example.com","password":"notasecret","emailVerified":true}"#, admin: true)
+            let localId = created.string("localId")
+            func update(_ enrollments: String) async throws -> Harness.Reply {
+                try await client.call(
+                    .post, "/identitytoolkit.googleapis.com/v1/accounts:update",
+                    #"{"localId":"\#(localId)","mfa":{"enrollments":\#(enrollments)}}"#, admin: true)
+            }
+            func ids() async throws -> [String] {
+                let lookup = try await client.call(
+                    .post, "/identitytoolkit.googleapis.com/v1/projects/example/accounts:lookup",
+                    #"{"localId":["\#(localId)"]}"#, admin: true)
+                return (lookup.json["users"]?.arrayValue?.first?["mfaInfo"]?.arrayValue ?? []).compactMap {
+                    $0["mfaEnrollmentId"]?.stringValue
+                }
+            }
+            let a = #"{"phoneInfo":"+15555550100","mfaEnrollmentId":"#
+            let b = #"{"phoneInfo":"+15555550101","mfaEnrollmentId":"#
+            #expect(try await update("[\(a)\"e1\"},\(a)\"e1\"}]").status == 200)
+            #expect(try await ids() == ["e1"])
+            #expect(try await update("[\(a)\"e5\"},\(a)\"e6\"},\(b)\"e8\"},\(b)\"e9\"}]").status == 200)
+            #expect(try await ids() == ["e5", "e8"])
+            let clash = try await update("[\(a)\"same\"},\(b)\"same\"}]")
+            #expect(clash.errorMessage == "DUPLICATE_MFA_ENROLLMENT_ID")
+            let noPhone = try await update(#"[{"mfaEnrollmentId":"e5"}]"#)
+            #expect(noPhone.errorMessage == "INVALID_MFA_PHONE_NUMBER : Invalid format.")
+        }
+    }
+
     @Test("password sign-in: success, wrong password, unknown email, disabled user, email privacy")
     func passwordSignIn() async throws {
         let harness = try Harness()

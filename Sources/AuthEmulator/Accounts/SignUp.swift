@@ -151,7 +151,8 @@ extension MfaEnrollmentInput {
                         enrolledAt: input.enrolledAt ?? now.rfc3339Millis,
                         totpInfo: .object([:]), totpSecret: Base32.encode(random.bytes(20))))
             } else {
-                throw AuthError("INVALID_ARGUMENT", "((Second factor not supported.))")
+                // Neither a phone nor TOTP: firebase-tools reads it as a missing phone number.
+                throw AuthError("INVALID_MFA_PHONE_NUMBER", "Invalid format.")
             }
         }
         return result.isEmpty ? nil : result

@@ -168,8 +168,16 @@ extension Emulator {
         _ inputs: [MfaEnrollmentInput], of user: UserRecord, random: any RandomSource, now: Date
     ) throws -> [MfaEnrollment]? {
         var seen = Set<String>()
+        var seenPhones = Set<String>()
         var result: [MfaEnrollment] = []
         for input in inputs {
+            // As firebase-tools: a phone already listed is skipped before its id is looked at.
+            if let phone = input.phoneInfo {
+                guard Validation.isPhoneNumber(phone) else {
+                    throw AuthError("INVALID_MFA_PHONE_NUMBER", "Invalid format.")
+                }
+                guard seenPhones.insert(phone).inserted else { continue }
+            }
             guard let id = input.mfaEnrollmentId, !id.isEmpty else {
                 throw AuthError("INVALID_MFA_ENROLLMENT_ID", "mfaEnrollmentId must be defined.")
             }
