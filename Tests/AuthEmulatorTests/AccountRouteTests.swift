@@ -317,6 +317,52 @@ struct AccountRouteTests {
         }
     }
 
+    @Test("sendOobCode / resetPassword: firebase-tools' checks, order and the admin's by-email change-email link")
+    func oobChecks() async throws {
+        let harness = try Harness()
+        try await harness.run { client in
+            _ = try await client.signUp("alice@example.com", "notasecret")
+            let tenants = "/identitytoolkit.googleapis.com/v2/projects/example/tenants"
+            let disabled = try await client.call(.post, tenants, #"{"disableAuth":true}"#, admin: true)
+            let noPassword = try await client.call(.post, tenants, #"{"allowPasswordSignup":false}"#, admin: true)
+            let path = "/identitytoolkit.googleapis.com/v1/accounts:sendOobCode"
+            for (body, admin, message) in [
+                (#"{"tenantId":"\#(disabled.string("tenantId"))"}"#, false, "PROJECT_DISABLED"),
+                (#"{"email":"alice@example.com","requestType":"VERIFY_EMAIL"}"#, false, "INVALID_ID_TOKEN"),
+                (
+                    #"{"email":"alice@example.com","requestType":"PASSWORD_RESET","continueUrl":"noSchemeOrHost"}"#,
+                    false,
+                    "INVALID_CONTINUE_URI : ((expected an absolute URI with valid scheme and host))"
+                ),
+                (#"{"newEmail":"bob@example.com","requestType":"VERIFY_AND_CHANGE_EMAIL"}"#, false, "MISSING_ID_TOKEN"),
+                (#"{"email":"alice@example.com","requestType":"VERIFY_AND_CHANGE_EMAIL"}"#, false, "MISSING_NEW_EMAIL"),
+                (
+                    #"{"newEmail":"bob@example.com","returnOobLink":true,"requestType":"VERIFY_AND_CHANGE_EMAIL"}"#,
+                    true,
+                    "MISSING_EMAIL"
+                ),
+                (
+                    #"{"email":"no@example.com","newEmail":"bob@example.com","returnOobLink":true,"requestType":"VERIFY_AND_CHANGE_EMAIL"}"#,
+                    true, "USER_NOT_FOUND"
+                ),
+            ] {
+                let refused = try await client.call(.post, path, body, admin: admin)
+                #expect(refused.status == 400, "\(body)")
+                #expect(refused.errorMessage == message, "\(body)")
+            }
+            // The Node Admin SDK's generateVerifyAndChangeEmailLink: by email, no ID token.
+            let link = try await client.call(
+                .post, path,
+                #"{"email":"alice@example.com","newEmail":"bob@example.com","returnOobLink":true,"requestType":"VERIFY_AND_CHANGE_EMAIL"}"#,
+                admin: true)
+            #expect(link.status == 200)
+            #expect(link.string("email") == "alice@example.com")
+            #expect(link.string("oobLink").contains("mode=verifyAndChangeEmail"))
+            let reset = try await client.v1("accounts:resetPassword", ["tenantId": noPassword["tenantId"]!])
+            #expect(reset.errorMessage == "PASSWORD_LOGIN_DISABLED")
+        }
+    }
+
     @Test("password sign-in: success, wrong password, unknown email, disabled user, email privacy")
     func passwordSignIn() async throws {
         let harness = try Harness()

@@ -36,6 +36,12 @@ public enum PasswordHasher {
 
 /// Input rules shared by the account flows (lax where firebase-tools is lax).
 public enum Validation {
+    /// An absolute URI with a scheme and a host (firebase-tools' `parseAbsoluteUri`).
+    public static func isAbsoluteURI(_ string: String) -> Bool {
+        guard let url = URL(string: string), url.scheme != nil else { return false }
+        return !(url.host ?? "").isEmpty
+    }
+
     public static func isEmail(_ value: String) -> Bool {
         let parts = value.split(separator: "@", omittingEmptySubsequences: false)
         return parts.count == 2 && !parts[0].isEmpty && !parts[1].isEmpty

@@ -31,17 +31,22 @@ public struct ResetPasswordRequest: Decodable, Sendable {
 extension Emulator {
     public func sendOobCode(_ request: SendOobCodeRequest, caller: Caller) async throws -> JSONValue {
         let scope = caller.scope
-        if request.returnOobLink == true, !caller.isAdmin { throw AuthError.insufficientPermission }
-        guard let type = request.requestType else { throw AuthError("MISSING_REQ_TYPE") }
-        guard [.verifyEmail, .passwordReset, .emailSignin, .verifyAndChangeEmail].contains(type) else {
-            throw AuthError.notImplemented("sendOobCode \(type.rawValue)")
-        }
         let code = random.base64URL(54)
         let options = self.options
         let created = clock.now().timeIntervalSince1970 * 1000
         let issued: OobCode? = try await store.write { tx in
             let settings = try self.settings(tx, scope)
             if settings.disableAuth { throw AuthError.projectDisabled }
+            guard let type = request.requestType else { throw AuthError("MISSING_REQ_TYPE") }
+            guard [.verifyEmail, .passwordReset, .emailSignin, .verifyAndChangeEmail].contains(type) else {
+                throw AuthError.notImplemented("sendOobCode \(type.rawValue)")
+            }
+            if request.returnOobLink == true, !caller.isAdmin { throw AuthError.insufficientPermission }
+            if let url = request.continueUrl, !url.isEmpty, !Validation.isAbsoluteURI(url) {
+                throw AuthError("INVALID_CONTINUE_URI", "((expected an absolute URI with valid scheme and host))")
+            }
+            // As production: `returnOobLink` (admin only) without an ID token names the account by email.
+            let byEmail = request.returnOobLink == true && request.idToken == nil
             if !caller.isAdmin {
                 try Emulator.verifyPasswordRecaptcha(
                     tx, token: request.captchaResp ?? request.captchaResponse, clientType: request.clientType,
@@ -52,18 +57,14 @@ extension Emulator {
             var localId: String?
             switch type {
             case .verifyEmail:
-                if let idToken = request.idToken {
-                    let user = try Emulator.userForIdToken(tx, try self.tokens.decodeIdToken(idToken), scope: scope)
-                    guard let address = user.email else { throw AuthError.missingEmail }
-                    email = address
-                    localId = user.localId
-                } else {
-                    guard caller.isAdmin else { throw AuthError.missingIdToken }
-                    guard let address = request.email, !address.isEmpty else { throw AuthError.missingEmail }
-                    guard let user = try tx.users(scope, email: address).first else { throw AuthError.userNotFound }
-                    email = user.email ?? address
-                    localId = user.localId
-                }
+                let user =
+                    byEmail
+                    ? try Emulator.userNamedByEmail(tx, request.email, scope: scope)
+                    : try Emulator.userForIdToken(
+                        tx, try self.tokens.decodeIdToken(request.idToken ?? ""), scope: scope)
+                guard let address = user.email else { throw AuthError.missingEmail }
+                email = address
+                localId = user.localId
             case .passwordReset:
                 guard let address = request.email, !address.isEmpty else { throw AuthError.missingEmail }
                 guard Validation.isEmail(address) else { throw AuthError.invalidEmail }
@@ -79,9 +80,14 @@ extension Emulator {
                 if !settings.emailLinkEnabled { throw AuthError.operationNotAllowed }
                 email = address.lowercased()
             default:
-                guard let idToken = request.idToken else { throw AuthError.missingIdToken }
-                let user = try Emulator.userForIdToken(tx, try self.tokens.decodeIdToken(idToken), scope: scope)
                 guard let target = request.newEmail, !target.isEmpty else { throw AuthError("MISSING_NEW_EMAIL") }
+                let user: UserRecord
+                if byEmail {
+                    user = try Emulator.userNamedByEmail(tx, request.email, scope: scope)
+                } else {
+                    guard let idToken = request.idToken else { throw AuthError.missingIdToken }
+                    user = try Emulator.userForIdToken(tx, try self.tokens.decodeIdToken(idToken), scope: scope)
+                }
                 guard Validation.isEmail(target) else { throw AuthError.invalidEmail }
                 if !(try tx.users(scope, email: target).isEmpty) { throw AuthError.emailExists }
                 email = user.email ?? ""
@@ -111,6 +117,13 @@ extension Emulator {
         return .object(response)
     }
 
+    /// The account an admin's `returnOobLink` request names by `email`.
+    static func userNamedByEmail(_ tx: any StoreTransaction, _ email: String?, scope: Scope) throws -> UserRecord {
+        guard let email, !email.isEmpty else { throw AuthError.missingEmail }
+        guard let user = try tx.users(scope, email: email.lowercased()).first else { throw AuthError.userNotFound }
+        return user
+    }
+
     static func actionLink(base: String, mode: String, code: String, continueUrl: String?, tenantId: String?) -> String
     {
         var link = "\(base)/emulator/action?mode=\(mode)&lang=en&oobCode=\(code)&apiKey=fake-api-key"
@@ -136,7 +149,6 @@ extension Emulator {
     }
 
     public func resetPassword(_ request: ResetPasswordRequest, caller: Caller) async throws -> JSONValue {
-        guard let code = request.oobCode, !code.isEmpty else { throw AuthError.missingOobCode }
         let scope = caller.scope
         let random = self.random
         let nowMillis = nowMillisString
@@ -144,10 +156,11 @@ extension Emulator {
         let oob: OobCode = try await store.write { tx in
             let settings = try self.settings(tx, scope)
             if settings.disableAuth { throw AuthError.projectDisabled }
+            if !settings.passwordSignUpEnabled { throw AuthError.passwordLoginDisabled }
+            guard let code = request.oobCode, !code.isEmpty else { throw AuthError.missingOobCode }
             guard let oob = try tx.oobCode(scope, code: code) else { throw AuthError.invalidOobCode }
             guard let newPassword = request.newPassword else { return oob }
             guard oob.requestType == .passwordReset else { throw AuthError.invalidOobCode }
-            if !settings.passwordSignUpEnabled { throw AuthError.passwordLoginDisabled }
             try settings.passwordRules.check(newPassword: newPassword)
             guard var user = try Emulator.oobUser(tx, oob, scope: scope) else { throw AuthError.invalidOobCode }
             user.setPassword(newPassword, random: random, nowMillis: nowMillis)

@@ -132,8 +132,7 @@ enum ConfigValidation {
             guard blockingEvents.contains(event) else {
                 throw AuthError("INVALID_BLOCKING_FUNCTION", "((Event type is invalid.))")
             }
-            let uri = trigger["functionUri"]?.stringValue.flatMap { URL(string: $0) }
-            guard let uri, uri.scheme != nil, !(uri.host ?? "").isEmpty else {
+            guard let uri = trigger["functionUri"]?.stringValue, Validation.isAbsoluteURI(uri) else {
                 throw AuthError("INVALID_BLOCKING_FUNCTION", "((Expected an absolute URI with valid scheme and host.))")
             }
         }
