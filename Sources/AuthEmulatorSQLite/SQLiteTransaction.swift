@@ -105,6 +105,15 @@ struct SQLiteTransaction: StoreTransaction {
         return try user(scope, localId: localId)
     }
 
+    func users(_ scope: Scope, providerEmail: String) throws -> [UserRecord] {
+        // Sorted here: ORDER BY or DISTINCT made SQLite prefer the local_id index over the email one.
+        let localIds = try String.fetchAll(
+            db,
+            sql: "SELECT local_id FROM federated_ids WHERE project_id = ? AND tenant_id = ? AND email = ?",
+            arguments: [scope.projectId, tenantKey(scope), providerEmail.lowercased()])
+        return try Set(localIds).sorted().compactMap { try user(scope, localId: $0) }
+    }
+
     /// Passkeys are indexed in `federated_ids` under this provider id, which no IdP can have.
     private static let passkeyProvider = "#passkey"
 
@@ -135,10 +144,12 @@ struct SQLiteTransaction: StoreTransaction {
             guard let rawId = provider.rawId else { continue }
             try execute(
                 sql: """
-                    INSERT OR REPLACE INTO federated_ids (project_id, tenant_id, provider_id, raw_id, local_id)
-                    VALUES (?, ?, ?, ?, ?)
+                    INSERT OR REPLACE INTO federated_ids (project_id, tenant_id, provider_id, raw_id, local_id, email)
+                    VALUES (?, ?, ?, ?, ?, ?)
                     """,
-                arguments: [scope.projectId, tenant, provider.providerId, rawId, user.localId])
+                arguments: [
+                    scope.projectId, tenant, provider.providerId, rawId, user.localId, provider.email?.lowercased(),
+                ])
         }
         for passkey in user.passkeyInfo ?? [] {
             try execute(

@@ -123,6 +123,25 @@ enum Schema {
                         WHERE phone_number IS NOT NULL;
                     """)
         }
+        // IdP emails (`providerUserInfo[].email`) indexed, for createAuthUri's sign-in methods of an
+        // address that is only a linked provider's. Existing links get theirs from the stored record.
+        migrator.registerMigration("v7-provider-emails") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE federated_ids ADD COLUMN email TEXT;
+                    UPDATE federated_ids SET email = (
+                        SELECT lower(json_extract(p.value, '$.email'))
+                        FROM users u, json_each(CAST(u.data AS TEXT), '$.providerUserInfo') p
+                        WHERE u.project_id = federated_ids.project_id AND u.tenant_id = federated_ids.tenant_id
+                            AND u.local_id = federated_ids.local_id
+                            AND json_extract(p.value, '$.providerId') = federated_ids.provider_id
+                            AND json_extract(p.value, '$.rawId') = federated_ids.raw_id
+                        LIMIT 1)
+                    WHERE provider_id != '#passkey';
+                    CREATE INDEX federated_ids_email ON federated_ids(project_id, tenant_id, email)
+                        WHERE email IS NOT NULL;
+                    """)
+        }
         return migrator
     }()
 }

@@ -301,6 +301,36 @@ struct SpecParityTests {
         }
     }
 
+    @Test(
+        "MFA state ENABLED asks for the second factor whatever providers are listed; withdraw: PROJECT_DISABLED first")
+    func mfaStateAlone() async throws {
+        let harness = try Harness()
+        try await harness.run { client in
+            let tenants = "/identitytoolkit.googleapis.com/v2/projects/example/tenants"
+            let tenant = try await client.call(
+                .post, tenants, #"{"allowPasswordSignup":true,"mfaConfig":{"state":"ENABLED"}}"#, admin: true)
+            let tenantId = tenant["tenantId"]!
+            let factor: JSONValue = .array([.object(["displayName": "Cell Phone", "phoneInfo": "+15555550100"])])
+            let signUp = try await client.v1(
+                "accounts:signUp",
+                ["email": "alice@example.com", "password": "notasecret", "mfaInfo": factor, "tenantId": tenantId])
+            #expect(signUp.status == 200)
+            let signIn = try await client.v1(
+                "accounts:signInWithPassword",
+                ["email": "alice@example.com", "password": "notasecret", "tenantId": tenantId])
+            #expect(signIn.status == 200)
+            #expect(signIn["idToken"] == nil)
+            #expect(signIn["mfaPendingCredential"]?.stringValue != nil)
+            #expect(signIn["mfaInfo"]?.arrayValue?.first?["phoneInfo"] == "+*******0100")
+            let disabled = try await client.call(.post, tenants, #"{"disableAuth":true}"#, admin: true)
+            let withdraw = try await client.call(
+                .post, "/identitytoolkit.googleapis.com/v2/accounts/mfaEnrollment:withdraw",
+                #"{"tenantId":"\#(disabled.string("tenantId"))"}"#)
+            #expect(withdraw.status == 400)
+            #expect(withdraw.errorMessage == "PROJECT_DISABLED")
+        }
+    }
+
     @Test("CORS: every OPTIONS is a preflight (204, origin and headers reflected); other requests get the origin")
     func cors() async throws {
         let harness = try Harness()

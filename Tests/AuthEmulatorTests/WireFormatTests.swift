@@ -107,6 +107,7 @@ struct WireFormatTests {
         user.emailVerified = true
         user.displayName = "A \"B\""
         user.photoUrl = "https://p/x.png"
+        user.screenName = "ab"
         user.phoneNumber = "+15555550100"
         user.passwordHash = "hash"
         user.salt = "salt"

@@ -1,4 +1,6 @@
 """Plain-HTTP flows with the bodies the JS and iOS SDKs send (reference/client-protocol.md §0, §14)."""
+import json
+
 import requests
 
 from conftest import PROJECT, error_message
@@ -88,11 +90,12 @@ def test_fake_idp_sign_in(api):
     assert signed_in.status_code == 200, signed_in.text
     body = signed_in.json()
     assert body["isNewUser"] is True
-    assert body["federatedId"] == "g-123"
+    assert body["federatedId"] == "https://accounts.google.com/g-123"
+    assert json.loads(body["rawUserInfo"])["id"] == "g-123"
     assert body["email"] == "g@example.com"
     again = api.v1("accounts:signInWithIdp", {"requestUri": "http://localhost", "postBody": post_body})
     assert again.json()["localId"] == body["localId"]
-    assert again.json()["isNewUser"] is False
+    assert "isNewUser" not in again.json()  # as firebase-tools: only a new account says so
     uri = api.v1("accounts:createAuthUri", {"identifier": "g@example.com", "continueUri": "http://localhost"})
     assert uri.json()["registered"] is True
     assert uri.json()["signinMethods"] == ["google.com"]

@@ -174,7 +174,7 @@ def test_contact_indexes_upgrade_in_place_and_serve_lookups(tmp_path):
         assert [u["localId"] for u in by_phone.json()["users"]] == ["idx-phone"]
     finally:
         daemon.stop()
-    assert sql("SELECT identifier FROM grdb_migrations ORDER BY rowid DESC LIMIT 1") == "v6-partial-contact-indexes"
+    assert sql("SELECT count(*) FROM grdb_migrations WHERE identifier = 'v6-partial-contact-indexes'") == "1"
     assert sql("SELECT sql FROM sqlite_master WHERE name = 'users_email'").endswith("WHERE email IS NOT NULL")
     assert sql("SELECT sql FROM sqlite_master WHERE name = 'users_phone'").endswith("WHERE phone_number IS NOT NULL")
     where = "FROM users WHERE project_id = ? AND tenant_id = ? AND"
@@ -182,4 +182,45 @@ def test_contact_indexes_upgrade_in_place_and_serve_lookups(tmp_path):
         f"EXPLAIN QUERY PLAN SELECT local_id {where} email = ?")
     assert "USING INDEX users_phone (project_id=? AND tenant_id=? AND phone_number=?)" in sql(
         f"EXPLAIN QUERY PLAN SELECT local_id {where} phone_number = ? LIMIT 1")
+    assert sql("PRAGMA integrity_check") == "ok"
+
+
+def test_provider_emails_are_indexed_on_upgrade(tmp_path):
+    """v7 migration: linked IdPs' emails get a column and index of their own, filled from the stored
+    records of a database from before it, so createAuthUri finds an address that only an IdP has."""
+    daemon = Daemon(tmp_path, ephemeral=False).start()
+    claims = '{"sub":"up-1","email":"first@example.com","email_verified":true}'
+    moved = '{"sub":"up-1","email":"Second@Example.com","email_verified":true}'
+    try:
+        api = Api(daemon.base)
+        for token in (claims, moved):
+            body = {"requestUri": "http://localhost", "returnSecureToken": True,
+                    "postBody": "providerId=facebook.com&id_token=" + requests.utils.quote(token)}
+            assert api.v1("accounts:signInWithIdp", body).status_code == 200
+    finally:
+        daemon.stop()
+    db = str(daemon.data)
+
+    def sql(statement):
+        return subprocess.run(["sqlite3", db, statement], capture_output=True, text=True, check=True).stdout.strip()
+
+    assert sql("SELECT email FROM federated_ids WHERE raw_id = 'up-1'") == "second@example.com"
+    # Roll the file back to the v6 shape.
+    sql("DROP INDEX federated_ids_email; ALTER TABLE federated_ids DROP COLUMN email;"
+        "DELETE FROM grdb_migrations WHERE identifier = 'v7-provider-emails';")
+    daemon.start()
+    try:
+        api = Api(daemon.base)
+        for email, methods in (("second@example.com", ["facebook.com"]), ("first@example.com", ["facebook.com"])):
+            uri = api.v1("accounts:createAuthUri", {"identifier": email, "continueUri": "http://localhost"})
+            assert uri.status_code == 200, uri.text
+            assert uri.json()["registered"] is True
+            assert uri.json()["signinMethods"] == methods
+        unknown = api.v1("accounts:createAuthUri", {"identifier": "third@example.com", "continueUri": "http://localhost"})
+        assert unknown.json()["registered"] is False
+    finally:
+        daemon.stop()
+    assert sql("SELECT email FROM federated_ids WHERE raw_id = 'up-1'") == "second@example.com"
+    assert "USING INDEX federated_ids_email" in sql(
+        "EXPLAIN QUERY PLAN SELECT local_id FROM federated_ids WHERE project_id = ? AND tenant_id = ? AND email = ?")
     assert sql("PRAGMA integrity_check") == "ok"

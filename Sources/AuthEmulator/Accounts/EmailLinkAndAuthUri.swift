@@ -79,29 +79,51 @@ extension Emulator {
         let (users, settings): ([UserRecord], ScopeSettings) = try await store.read { tx in
             let settings = try self.settings(tx, scope, create: false)
             if settings.disableAuth { throw AuthError.projectDisabled }
-            return (try tx.users(scope, email: identifier), settings)
+            var users = try tx.users(scope, email: identifier)
+            for user in try tx.users(scope, providerEmail: identifier)
+            where !users.contains(where: { $0.localId == user.localId }) {
+                users.append(user)
+            }
+            return (users, settings)
         }
         var response: [String: JSONValue] = [
             "kind": "identitytoolkit#CreateAuthUriResponse", "sessionId": .string(sessionId),
         ]
         if settings.improvedEmailPrivacy { return .object(response) }
-        var providers: [String] = []
-        var methods: [String] = []
-        for user in users {
-            if user.hasPassword, !methods.contains("password") { methods.append("password") }
-            if user.emailLinkSignin == true, !methods.contains("emailLink") { methods.append("emailLink") }
-            for provider in user.providers where provider.providerId != "phone" {
-                if !providers.contains(provider.providerId) { providers.append(provider.providerId) }
-                if provider.providerId != "password", !methods.contains(provider.providerId) {
-                    methods.append(provider.providerId)
-                }
-            }
-        }
-        response["registered"] = .bool(!users.isEmpty)
-        if !users.isEmpty {
+        let (providers, methods) = Self.signInMethods(users, oneAccountPerEmail: !settings.allowDuplicateEmails)
+        response["registered"] = .bool(providers != nil)
+        if let providers {
             response["allProviders"] = .array(providers.map { .string($0) })
             response["signinMethods"] = .array(methods.map { .string($0) })
         }
         return .object(response)
+    }
+
+    /// As firebase-tools and production: with one account per email, the providers of the account
+    /// with the address (else the first whose IdP has it), in link order; with duplicates allowed,
+    /// only the password methods of an account with the address. Nil providers: not registered.
+    static func signInMethods(_ users: [UserRecord], oneAccountPerEmail: Bool) -> ([String]?, [String]) {
+        var providers: [String] = []
+        var methods: [String] = []
+        if oneAccountPerEmail {
+            guard let user = users.first else { return (nil, []) }
+            for provider in user.providers where provider.providerId != "phone" {
+                providers.append(provider.providerId)
+                if provider.providerId != "password" {
+                    methods.append(provider.providerId)
+                    continue
+                }
+                if user.hasPassword { methods.append("password") }
+                if user.emailLinkSignin == true { methods.append("emailLink") }
+            }
+            return (providers, methods)
+        }
+        guard let user = users.first(where: { $0.email != nil }) else { return (nil, []) }
+        if user.hasPassword || user.emailLinkSignin == true {
+            providers.append("password")
+            if user.hasPassword { methods.append("password") }
+            if user.emailLinkSignin == true { methods.append("emailLink") }
+        }
+        return (providers, methods)
     }
 }

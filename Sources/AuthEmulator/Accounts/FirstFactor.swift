@@ -74,8 +74,9 @@ extension ScopeSettings {
         totpProviderConfig?.value(at: "totpProviderConfig.adjacentIntervals")?.doubleValue?.truncatedInt ?? 5
     }
 
-    /// Whether users with enrolled factors must complete a second factor at sign-in.
-    public var mfaEnabled: Bool { smsMfaEnabled || totpProviderConfig != nil }
+    /// Whether users with enrolled factors must complete a second factor at sign-in: MFA state
+    /// ENABLED or MANDATORY, whichever providers are listed (as firebase-tools), or TOTP on.
+    public var mfaEnabled: Bool { Self.isOn(mfa["state"]?.stringValue) || totpProviderConfig != nil }
 }
 
 extension MfaEnrollment {

@@ -1,7 +1,8 @@
 import Foundation
 
-/// `accounts:signInWithIdp` (v3 `verifyAssertion`) with the fake IdP of firebase-tools: the
-/// `postBody` carries `providerId` and an unsigned `id_token` (JWT or plain JSON claims).
+/// `accounts:signInWithIdp` (v3 `verifyAssertion`) with the fake IdP of firebase-tools (see
+/// `IdpAssertion`), and its account rules: link to the ID token's user, else the user with this
+/// (providerId, sub), else (one account per email) the user with the email, else a new user.
 public struct SignInWithIdpRequest: Decodable, Sendable {
     public var requestUri: String?
     public var postBody: String?
@@ -14,112 +15,141 @@ public struct SignInWithIdpRequest: Decodable, Sendable {
 
 extension Emulator {
     public func signInWithIdp(_ request: SignInWithIdpRequest, caller: Caller) async throws -> JSONValue {
-        if request.returnRefreshToken == true { throw AuthError.notImplemented("signInWithIdp returnRefreshToken") }
-        if request.pendingIdToken != nil { throw AuthError.notImplemented("signInWithIdp pendingIdToken") }
-        guard let requestUri = request.requestUri, !requestUri.isEmpty else { throw AuthError("MISSING_REQUEST_URI") }
-        guard URL(string: requestUri)?.scheme != nil else { throw AuthError("INVALID_REQUEST_URI") }
-        let assertion = try IdpAssertion(postBody: request.postBody ?? "", tokens: tokens)
         let scope = caller.scope
         let random = self.random
         let nowMillis = nowMillisString
-        typealias Outcome = (user: UserRecord, isNew: Bool, settings: ScopeSettings, needConfirmation: Bool)
+        let nowSeconds = clock.now().epochSeconds
+        enum Outcome: Sendable {
+            /// Answered without signing in: `needConfirmation`, or an error turned into `errorMessage`.
+            case answer([String: JSONValue])
+            case signedIn(UserRecord, IdpAssertionSummary, ScopeSettings, [String: JSONValue])
+        }
         let outcome: Outcome = try await store.write { tx in
             let settings = try self.settings(tx, scope)
             if settings.disableAuth { throw AuthError.projectDisabled }
-            var user: UserRecord
-            var isNew = false
-            let linked = try tx.user(scope, providerId: assertion.providerId, rawId: assertion.rawId)
-            if let idToken = request.idToken {
-                user = try Emulator.userForIdToken(tx, try self.tokens.decodeIdToken(idToken), scope: scope)
-                if let linked, linked.localId != user.localId { throw AuthError("FEDERATED_USER_ID_ALREADY_LINKED") }
-            } else if let linked {
-                user = linked
-            } else if let email = assertion.email, !settings.allowDuplicateEmails,
-                let existing = try tx.users(scope, email: email).first
-            {
-                guard assertion.emailVerified else { return (existing, false, settings, true) }
-                user = existing
-            } else {
-                user = UserRecord(localId: random.alphanumeric(28))
+            if request.returnRefreshToken == true { throw AuthError.notImplemented("signInWithIdp returnRefreshToken") }
+            if request.pendingIdToken != nil { throw AuthError.notImplemented("signInWithIdp pendingIdToken") }
+            let assertion = try IdpAssertion(
+                requestUri: request.requestUri, postBody: request.postBody, tokens: self.tokens)
+            var response = assertion.response
+            let linking = try request.idToken.map {
+                try Emulator.userForIdToken(tx, try self.tokens.decodeIdToken($0), scope: scope)
+            }
+            let resolution: IdpResolution
+            do {
+                resolution = try Emulator.resolveIdpAccount(
+                    tx, scope, assertion, linking: linking, settings: settings, response: &response,
+                    newLocalId: { random.alphanumeric(28) }, nowSeconds: nowSeconds)
+            } catch let error as AuthError where error.kind == .badRequest && request.returnIdpCredential == true {
+                response["errorMessage"] = .string(error.message)
+                return .answer(response)
+            }
+            guard case .account(var user, let isNew) = resolution else { return .answer(response) }
+            if isNew {
                 user.createdAt = nowMillis
                 user.tenantId = scope.tenantId
-                user.email = assertion.email
-                user.emailVerified = assertion.emailVerified
-                user.displayName = assertion.displayName
-                user.photoUrl = assertion.photoUrl
-                isNew = true
+                response["isNewUser"] = true
             }
-            if user.isDisabled { throw AuthError.userDisabled }
             user.upsertProvider(assertion.providerInfo)
             if !(settings.mfaEnabled && !user.enrollments.isEmpty) { self.markSignedIn(&user) }
             try tx.save(scope, user)
-            return (user, isNew, settings, false)
+            response["localId"] = .string(user.localId)
+            if user.email == assertion.email { response["emailVerified"] = .bool(user.emailVerified ?? false) }
+            response.setIfPresent("tenantId", scope.tenantId.map(JSONValue.string))
+            return .signedIn(user, IdpAssertionSummary(assertion), settings, response)
         }
-        var response: [String: JSONValue] = [
-            "kind": "identitytoolkit#VerifyAssertionResponse", "providerId": .string(assertion.providerId),
-            "federatedId": .string(assertion.rawId), "localId": .string(outcome.user.localId),
-            "rawUserInfo": .string(JSONValue.object(assertion.claims).jsonString()),
-            "emailVerified": .bool(assertion.emailVerified), "isNewUser": .bool(outcome.isNew),
-        ]
-        if let email = assertion.email { response["email"] = .string(email) }
-        if let name = assertion.displayName { response["displayName"] = .string(name) }
-        if let photo = assertion.photoUrl { response["photoUrl"] = .string(photo) }
-        if let idToken = assertion.idToken { response["oauthIdToken"] = .string(idToken) }
-        if let accessToken = assertion.accessToken { response["oauthAccessToken"] = .string(accessToken) }
-        if outcome.needConfirmation {
-            response["needConfirmation"] = true
-            response["localId"] = nil
+        switch outcome {
+        case .answer(let response):
             return .object(response)
+        case .signedIn(let user, let assertion, let settings, let response):
+            // As firebase-tools: the account is updated first, then a disabled user is refused
+            // (one with second factors gets its pending credential, and is refused at the second).
+            if user.isDisabled, !(settings.mfaEnabled && !user.enrollments.isEmpty) { throw AuthError.userDisabled }
+            var grant = SessionGrant(user: user, scope: scope, provider: assertion.providerId)
+            grant.signInAttributes = assertion.signInAttributes
+            return try await completeFirstFactor(grant, settings: settings, response: response)
         }
-        return try await completeFirstFactor(
-            SessionGrant(user: outcome.user, scope: scope, provider: assertion.providerId), settings: outcome.settings,
-            response: response)
+    }
+
+    /// Which account an IdP sign-in lands on, and what it changes there before the provider is
+    /// linked; `response` gets `localId`, `needConfirmation`, `emailRecycled` as production sets them.
+    static func resolveIdpAccount(
+        _ tx: any StoreTransaction, _ scope: Scope, _ assertion: IdpAssertion, linking: UserRecord?,
+        settings: ScopeSettings, response: inout [String: JSONValue], newLocalId: () -> String, nowSeconds: Int64
+    ) throws -> IdpResolution {
+        let oneAccountPerEmail = !settings.allowDuplicateEmails
+        let matching = try tx.user(scope, providerId: assertion.providerId, rawId: assertion.rawId)
+        let email = assertion.email
+        if var user = linking {
+            if matching != nil { throw AuthError("FEDERATED_USER_ID_ALREADY_LINKED") }
+            if oneAccountPerEmail, let email,
+                try tx.users(scope, email: email).contains(where: { $0.localId != user.localId })
+            {
+                throw AuthError.emailExists
+            }
+            if oneAccountPerEmail, let email, user.email == nil {
+                user.email = email
+                user.emailVerified = assertion.emailVerified
+            }
+            if let email, assertion.emailVerified, user.email == email { user.emailVerified = true }
+            return .account(user, isNew: false)
+        }
+        if let matching { return .account(matching, isNew: false) }
+        if oneAccountPerEmail, let email, let existing = try tx.users(scope, email: email).first {
+            guard assertion.emailVerified else {
+                response["needConfirmation"] = true
+                response["localId"] = .string(existing.localId)
+                response["verifiedProvider"] = .array(
+                    existing.providers.map(\.providerId).filter { $0 != "password" && $0 != "phone" }.map {
+                        .string($0)
+                    })
+                return .needsConfirmation
+            }
+            if existing.providers.contains(where: {
+                $0.providerId == assertion.providerId && $0.rawId != assertion.rawId
+            }) {
+                response["emailRecycled"] = true
+            }
+            var user = existing
+            if existing.emailVerified != true {
+                // Whoever set the unverified email loses the account's other ways in: the IdP
+                // proved it owns the address.
+                user.passwordHash = nil
+                user.salt = nil
+                user.phoneNumber = nil
+                user.providerUserInfo = []
+                user.validSince = String(nowSeconds)
+            }
+            user.displayName = assertion.displayName
+            user.photoUrl = assertion.photoUrl
+            user.screenName = assertion.screenName
+            user.emailVerified = true
+            return .account(user, isNew: false)
+        }
+        var user = UserRecord(localId: newLocalId())
+        user.displayName = assertion.displayName
+        user.photoUrl = assertion.photoUrl
+        user.screenName = assertion.screenName
+        if oneAccountPerEmail, let email {
+            user.email = email
+            user.emailVerified = assertion.emailVerified
+        }
+        return .account(user, isNew: true)
     }
 }
 
-/// What the fake IdP asserted, read from `postBody`.
-struct IdpAssertion {
+enum IdpResolution {
+    case account(UserRecord, isNew: Bool)
+    case needsConfirmation
+}
+
+/// The parts of an assertion the token step needs, carried out of the store transaction.
+struct IdpAssertionSummary: Sendable {
     var providerId: String
-    var rawId: String
-    var claims: [String: JSONValue]
-    var idToken: String?
-    var accessToken: String?
+    var signInAttributes: JSONValue?
 
-    var email: String? { claims["email"]?.stringValue?.lowercased() }
-    var emailVerified: Bool { claims["email_verified"]?.boolValue ?? (claims["email_verified"]?.stringValue == "true") }
-    var displayName: String? { claims["name"]?.stringValue ?? claims["screen_name"]?.stringValue }
-    var photoUrl: String? { claims["picture"]?.stringValue }
-
-    var providerInfo: ProviderUserInfo {
-        ProviderUserInfo(
-            providerId: providerId, rawId: rawId, federatedId: rawId, email: email, displayName: displayName,
-            photoUrl: photoUrl, screenName: claims["screen_name"]?.stringValue)
-    }
-
-    init(postBody: String, tokens: TokenService) throws(AuthError) {
-        let fields = FormEncoding.fields(postBody)
-        guard let providerId = fields["providerId"], !providerId.isEmpty else {
-            throw AuthError("INVALID_CREDENTIAL_OR_PROVIDER_ID", "Invalid IdP response/credential: \(postBody)")
-        }
-        self.providerId = providerId
-        idToken = fields["id_token"]
-        accessToken = fields["access_token"]
-        var claims: [String: JSONValue]?
-        if let idToken {
-            if idToken.hasPrefix("{") {
-                claims = (try? JSONValue.parse(Data(idToken.utf8)))?.objectValue
-            } else {
-                claims = tokens.decodeUnverified(idToken)
-            }
-        } else if let accessToken, accessToken.hasPrefix("{") {
-            claims = (try? JSONValue.parse(Data(accessToken.utf8)))?.objectValue
-        }
-        guard let claims, let sub = claims["sub"]?.stringValue, !sub.isEmpty else {
-            throw AuthError(
-                "INVALID_IDP_RESPONSE",
-                "((Unsupported or malformed id_token; the emulator needs an id_token with a sub claim.))")
-        }
-        self.claims = claims
-        rawId = sub
+    init(_ assertion: IdpAssertion) {
+        providerId = assertion.providerId
+        signInAttributes = assertion.signInAttributes
     }
 }

@@ -72,6 +72,8 @@ public struct UserRecord: Codable, Sendable, Equatable {
     public var emailVerified: Bool?
     public var displayName: String?
     public var photoUrl: String?
+    /// The IdP's screen name (`screen_name`), copied when an IdP sign-in creates or takes over the account.
+    public var screenName: String?
     public var phoneNumber: String?
     public var passwordHash: String?
     public var salt: String?

@@ -54,6 +54,7 @@ extension UserRecord {
         object.setIfPresent("emailVerified", emailVerified.map(JSONValue.bool))
         object.setIfPresent("displayName", displayName.map(JSONValue.string))
         object.setIfPresent("photoUrl", photoUrl.map(JSONValue.string))
+        object.setIfPresent("screenName", screenName.map(JSONValue.string))
         object.setIfPresent("phoneNumber", phoneNumber.map(JSONValue.string))
         object.setIfPresent("passwordHash", passwordHash.map(JSONValue.string))
         object.setIfPresent("salt", salt.map(JSONValue.string))

@@ -134,6 +134,8 @@ public struct SessionGrant: Sendable {
     public var provider: String
     public var secondFactor: SecondFactorClaim?
     public var extraClaims: [String: JSONValue] = [:]
+    /// A SAML assertion's attribute statements, shown in the ID token as `firebase.sign_in_attributes`.
+    public var signInAttributes: JSONValue?
 
     public init(user: UserRecord, scope: Scope, provider: String, secondFactor: SecondFactorClaim? = nil) {
         self.user = user
@@ -148,7 +150,7 @@ extension Emulator {
     public func issueTokens(_ grant: SessionGrant) async throws -> [String: JSONValue] {
         let idToken = try await tokens.idToken(
             for: grant.user, scope: grant.scope, signInProvider: grant.provider, secondFactor: grant.secondFactor,
-            extraClaims: grant.extraClaims)
+            extraClaims: grant.extraClaims, signInAttributes: grant.signInAttributes)
         let refresh = RefreshToken(
             localId: grant.user.localId, provider: grant.provider, extraClaims: grant.extraClaims, scope: grant.scope,
             secondFactor: grant.secondFactor, issuedAt: clock.now().epochSeconds)

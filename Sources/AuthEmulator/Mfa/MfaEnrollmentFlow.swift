@@ -172,11 +172,11 @@ extension Emulator {
     /// (its tokens now answer `TOKEN_EXPIRED`) and no tokens are returned; otherwise fresh ones.
     public func withdrawMfa(_ request: WithdrawMfaRequest, caller: Caller) async throws -> JSONValue {
         let scope = caller.scope
-        guard let idToken = request.idToken, !idToken.isEmpty else { throw AuthError.missingIdToken }
-        let claims = try tokens.decodeIdToken(idToken)
-        let user: UserRecord = try await store.write { tx in
+        let (user, claims): (UserRecord, IdTokenClaims) = try await store.write { tx in
             let settings = try self.settings(tx, scope)
             if settings.disableAuth { throw AuthError.projectDisabled }
+            guard let idToken = request.idToken, !idToken.isEmpty else { throw AuthError.missingIdToken }
+            let claims = try self.tokens.decodeIdToken(idToken)
             var user = try Emulator.userForIdToken(tx, claims, scope: scope)
             guard let id = request.mfaEnrollmentId, !id.isEmpty else {
                 throw AuthError("MISSING_MFA_ENROLLMENT_ID", "No second factor identifier is provided.")
@@ -187,7 +187,7 @@ extension Emulator {
             let remaining = user.enrollments.filter { $0.mfaEnrollmentId != id }
             user.mfaInfo = remaining.isEmpty ? nil : remaining
             try tx.save(scope, user)
-            return user
+            return (user, claims)
         }
         if claims.secondFactor?.identifier == request.mfaEnrollmentId { return .object([:]) }
         var response = try await issueTokens(

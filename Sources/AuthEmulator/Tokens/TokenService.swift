@@ -75,7 +75,7 @@ public struct TokenService: Sendable {
     /// Builds the ID token of §5.1 of the firebase-tools reference.
     public func idToken(
         for user: UserRecord, scope: Scope, signInProvider: String, secondFactor: SecondFactorClaim? = nil,
-        extraClaims: [String: JSONValue] = [:]
+        extraClaims: [String: JSONValue] = [:], signInAttributes: JSONValue? = nil
     ) async throws -> String {
         let now = clock.now().epochSeconds
         var claims: [String: JSONValue] = [:]
@@ -104,6 +104,7 @@ public struct TokenService: Sendable {
             firebase["second_factor_identifier"] = .string(secondFactor.identifier)
         }
         if let tenant = scope.tenantId { firebase["tenant"] = .string(tenant) }
+        if let signInAttributes { firebase["sign_in_attributes"] = signInAttributes }
         claims["firebase"] = .object(firebase)
         claims["iat"] = .number(Double(now))
         claims["exp"] = .number(Double(now + Self.idTokenLifetime))
