@@ -106,7 +106,7 @@ struct ApiRequest: Sendable {
         }
         if method == .delete, (try? JSONValue.parse(data)) == nil { return .object([:]) }
         let value = try JSONValue.parse(data)
-        guard value.objectValue != nil else { throw AuthError.invalidJSON("/ should be object") }
+        guard value.objectValue != nil else { throw AuthError.invalidJSON("/ must be object") }
         return value.camelCasedKeys()
     }
 

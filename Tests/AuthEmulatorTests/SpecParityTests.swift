@@ -331,6 +331,63 @@ struct SpecParityTests {
         }
     }
 
+    @Test("TOTP factors leave batchGet with emulatorTotpSecret (never lookup) and batchCreate takes them back")
+    func totpExportImport() async throws {
+        let harness = try Harness()
+        try await harness.run { client in
+            _ = try await client.call(
+                .patch, "/identitytoolkit.googleapis.com/admin/v2/projects/example/config?updateMask=mfa",
+                MfaRouteTests.enableTotp, admin: true)
+            let user = try await MfaRouteTests.verifiedUser(client)
+            let start = try await MfaRouteTests.v2(
+                client, "mfaEnrollment:start", ["idToken": user["idToken"]!, "totpEnrollmentInfo": .object([:])])
+            let secret = start.string("totpSessionInfo.sharedSecretKey")
+            let enrolled = try await MfaRouteTests.v2(
+                client, "mfaEnrollment:finalize",
+                [
+                    "idToken": user["idToken"]!,
+                    "totpVerificationInfo": .object([
+                        "sessionInfo": start["totpSessionInfo.sessionInfo"]!,
+                        "verificationCode": .string(MfaRouteTests.code(secret, at: harness.clock.now())),
+                    ]),
+                ])
+            #expect(enrolled.status == 200)
+            let lookup = try await client.v1("accounts:lookup", ["idToken": enrolled["idToken"]!])
+            #expect(lookup["users"]?.arrayValue?.first?["mfaInfo"]?.arrayValue?.first?["emulatorTotpSecret"] == nil)
+            #expect(!lookup.json.jsonString().contains(secret))
+            let batch = "/identitytoolkit.googleapis.com/v1/projects/example/accounts"
+            let exported = try await client.call(.get, batch + ":batchGet?maxResults=-1", admin: true)
+            let users = exported["users"]!
+            #expect(
+                users.arrayValue?.first?["mfaInfo"]?.arrayValue?.first?["emulatorTotpSecret"]?.stringValue == secret)
+            _ = try await client.call(.delete, "/emulator/v1/projects/example/accounts", key: false)
+            let imported = try await client.call(
+                .post, batch + ":batchCreate", JSONValue.object(["users": users]).jsonString(), admin: true)
+            #expect(imported.status == 200)
+            #expect(imported["error"] == nil)
+            harness.clock.advance(by: 30)
+            let pending = try await client.v1(
+                "accounts:signInWithPassword", ["email": "mfa@example.com", "password": "secret123"])
+            let signedIn = try await MfaRouteTests.v2(
+                client, "mfaSignIn:finalize",
+                [
+                    "mfaPendingCredential": pending["mfaPendingCredential"]!,
+                    "mfaEnrollmentId": pending["mfaInfo"]!.arrayValue!.first!["mfaEnrollmentId"]!,
+                    "totpVerificationInfo": .object([
+                        "verificationCode": .string(MfaRouteTests.code(secret, at: harness.clock.now()))
+                    ]),
+                ])
+            #expect(signedIn.status == 200)
+            #expect(signedIn.string("idToken").jwtPayload["firebase"]?["sign_in_second_factor"] == "totp")
+            // Without its secret no authenticator app could produce codes: refused, as firebase-tools.
+            let secretless = try await client.call(
+                .post, batch + ":batchCreate",
+                #"{"users":[{"localId":"t2","email":"t2@example.com","emailVerified":true,"mfaInfo":[{"mfaEnrollmentId":"e","totpInfo":{}}]}]}"#,
+                admin: true)
+            #expect(secretless["error"] == .array([.object(["index": 0, "message": "Second factor not supported."])]))
+        }
+    }
+
     @Test("CORS: every OPTIONS is a preflight (204, origin and headers reflected); other requests get the origin")
     func cors() async throws {
         let harness = try Harness()

@@ -238,11 +238,17 @@ def test_admin_multi_factor_fields_as_the_node_sdk_sends_them(api):
     done = v2(api, "mfaSignIn:finalize", {"mfaPendingCredential": first["mfaPendingCredential"],
                                           "mfaEnrollmentId": "f2", "totpVerificationInfo": {"verificationCode": code}})
     assert done.status_code == 200, done.text
-    # Import (batchCreate) with TOTP and phone factors.
+    # Import (batchCreate) with TOTP (its secret as firebase-tools exports it) and phone factors; a
+    # TOTP factor without its secret is refused, as firebase-tools does.
     imported = api.v1(f"projects/{PROJECT}/accounts:batchCreate", {"users": [{
         "localId": "mf-import", "email": "imp-mf@example.com", "emailVerified": True,
-        "mfaInfo": [{"mfaEnrollmentId": "i1", "totpInfo": {}}, {"mfaEnrollmentId": "i2", "phoneInfo": "+15555550133"}]}]},
-        admin=True)
-    assert imported.json().get("error") is None, imported.text
+        "mfaInfo": [{"mfaEnrollmentId": "i1", "totpInfo": {}, "emulatorTotpSecret": "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ"},
+                    {"mfaEnrollmentId": "i2", "phoneInfo": "+15555550133"}]}, {
+        "localId": "mf-secretless", "email": "imp-none@example.com", "emailVerified": True,
+        "mfaInfo": [{"mfaEnrollmentId": "i3", "totpInfo": {}}]}]}, admin=True)
+    assert imported.json().get("error") == [{"index": 1, "message": "Second factor not supported."}], imported.text
     users = api.v1(f"projects/{PROJECT}/accounts:lookup", {"localId": ["mf-import"]}, admin=True).json()["users"]
     assert [f["mfaEnrollmentId"] for f in users[0]["mfaInfo"]] == ["i1", "i2"]
+    exported = api.admin("GET", f"v1/projects/{PROJECT}/accounts:batchGet", params={"maxResults": -1}).json()["users"]
+    factor = [u for u in exported if u["localId"] == "mf-import"][0]["mfaInfo"][0]
+    assert factor["emulatorTotpSecret"] == "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ"

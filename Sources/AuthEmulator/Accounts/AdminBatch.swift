@@ -47,6 +47,8 @@ public struct BatchCreateRequest: Decodable, Sendable {
         public var unobfuscatedPhoneInfo: String?
         public var totpInfo: JSONValue?
         public var totpSecret: String?
+        /// firebase-tools' name for the secret in its `batchGet` export.
+        public var emulatorTotpSecret: String?
         public var totpLastUsedStep: Int64?
     }
     public var users: [ImportedUser]?
@@ -232,13 +234,14 @@ extension Emulator {
                 let id = input.mfaEnrollmentId.flatMap { $0.isEmpty ? nil : $0 } ?? random.alphanumeric(28)
                 var factor = MfaEnrollment(
                     mfaEnrollmentId: id, displayName: input.displayName, enrolledAt: input.enrolledAt,
-                    phoneInfo: input.phoneInfo, totpInfo: input.totpInfo, totpSecret: input.totpSecret)
+                    phoneInfo: input.phoneInfo, totpInfo: input.totpInfo,
+                    totpSecret: input.totpSecret ?? input.emulatorTotpSecret)
                 factor.totpLastUsedStep = input.totpLastUsedStep
                 if let phone = input.phoneInfo {
                     guard Validation.isPhoneNumber(phone) else { throw AuthError("Phone number format is invalid") }
                     factor.unobfuscatedPhoneInfo = input.unobfuscatedPhoneInfo ?? phone
-                } else if input.totpInfo != nil {
-                    if factor.totpSecret == nil { factor.totpSecret = Base32.encode(random.bytes(20)) }
+                } else if input.totpInfo != nil, let secret = factor.totpSecret, Base32.decode(secret) != nil {
+                    // A TOTP factor is only importable with the secret its authenticator app holds.
                 } else {
                     throw AuthError("Second factor not supported.")
                 }
@@ -260,7 +263,7 @@ extension Emulator {
                 scope, after: nextPageToken.flatMap { $0.isEmpty ? nil : $0 }, limit: pageLimit, descending: false)
         }
         var response: [String: JSONValue] = ["kind": "identitytoolkit#DownloadAccountResponse"]
-        if !users.isEmpty { response["users"] = .array(users.map(\.wireValue)) }
+        if !users.isEmpty { response["users"] = .array(users.map { $0.wireValue(forDownload: true) }) }
         if let pageLimit, users.count == pageLimit, let last = users.last {
             response["nextPageToken"] = .string(last.localId)
         }

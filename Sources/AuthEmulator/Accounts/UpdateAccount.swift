@@ -22,7 +22,8 @@ public struct UpdateAccountRequest: Decodable, Sendable {
     public var createdAt: String?
     public var lastLoginAt: String?
     public var mfa: Mfa?
-    public var linkProviderUserInfo: ProviderUserInfo?
+    /// Stored as sent (no `federatedId` is made up); `providerId` and `rawId` are checked.
+    public var linkProviderUserInfo: BatchCreateRequest.ImportedProvider?
     public var provider: [String]?
     public var upgradeToFederatedLogin: Bool?
     /// Credential ids of passkeys to remove.
@@ -38,7 +39,10 @@ extension Emulator {
         let random = self.random
         let now = clock.now()
         let nowMillis = nowMillisString
-        let (user, claims, reissue): (UserRecord, IdTokenClaims?, Bool) = try await store.write { tx in
+        let recoveryCode = random.base64URL(54)
+        let options = self.options
+        typealias Outcome = (user: UserRecord, claims: IdTokenClaims?, reissue: Bool, recovery: OobCode?)
+        let (user, claims, reissue, recovery): Outcome = try await store.write { tx in
             let settings = try self.settings(tx, scope)
             if settings.disableAuth { throw AuthError.projectDisabled }
             var user: UserRecord
@@ -73,15 +77,20 @@ extension Emulator {
             }
             if let name = request.displayName, !deletes.contains("DISPLAY_NAME") { user.displayName = name }
             if let photo = request.photoUrl, !deletes.contains("PHOTO_URL") { user.photoUrl = photo }
+            // As firebase-tools: a signed-in (not anonymous) user's first address is kept as
+            // `initialEmail`, and changing it mails a RECOVER_EMAIL code there.
+            let anonymousSession = claims?.signInProvider == "anonymous"
+            var emailChanged = false
             if let email = request.email {
                 guard Validation.isEmail(email) else { throw AuthError.invalidEmail }
                 let normalized = email.lowercased()
-                if try tx.users(scope, email: normalized).contains(where: { $0.localId != user.localId }) {
-                    throw AuthError.emailExists
-                }
                 if user.email != normalized {
+                    if try !tx.users(scope, email: normalized).isEmpty { throw AuthError.emailExists }
+                    if !anonymousSession, let old = user.email, user.initialEmail == nil { user.initialEmail = old }
                     user.email = normalized
                     user.emailVerified = false
+                    user.validSince = String(now.epochSeconds)
+                    emailChanged = true
                     reissue = true
                     if user.hasPassword {
                         user.upsertProvider(
@@ -109,25 +118,30 @@ extension Emulator {
             if let deletePasskey = request.deletePasskey, let passkeys = user.passkeyInfo {
                 user.passkeyInfo = passkeys.filter { !deletePasskey.contains($0.credentialId) }
             }
+            if deletes.contains("PASSWORD") { user.clearPassword() }
+            if deletes.contains("EMAIL") { user.clearEmail() }
             for providerId in request.deleteProvider ?? [] {
                 user.removeProvider(providerId)
                 if providerId == "phone" { user.phoneNumber = nil }
+                // As firebase-tools: the email/password credential goes with its address.
                 if providerId == "password" {
-                    user.passwordHash = nil
-                    user.salt = nil
+                    user.clearPassword()
+                    user.clearEmail()
                 }
             }
             if let link = request.linkProviderUserInfo {
-                guard !link.providerId.isEmpty else { throw AuthError("MISSING_PROVIDER_ID") }
+                guard let providerId = link.providerId, !providerId.isEmpty else {
+                    throw AuthError("MISSING_PROVIDER_ID")
+                }
                 guard let rawId = link.rawId, !rawId.isEmpty else { throw AuthError("MISSING_RAW_ID") }
-                if let owner = try tx.user(scope, providerId: link.providerId, rawId: rawId),
-                    owner.localId != user.localId
-                {
+                if let owner = try tx.user(scope, providerId: providerId, rawId: rawId), owner.localId != user.localId {
                     throw AuthError("FEDERATED_USER_ID_ALREADY_LINKED")
                 }
-                var info = link
-                info.federatedId = info.federatedId ?? rawId
-                user.upsertProvider(info)
+                user.upsertProvider(
+                    ProviderUserInfo(
+                        providerId: providerId, rawId: rawId, federatedId: link.federatedId, email: link.email,
+                        displayName: link.displayName, photoUrl: link.photoUrl, phoneNumber: link.phoneNumber,
+                        screenName: link.screenName))
             }
             if let attributes = request.customAttributes {
                 user.customAttributes = try CustomClaims.validate(attributes)
@@ -143,23 +157,44 @@ extension Emulator {
                     mfa.enrollments ?? [], of: user, random: random, now: now)
             }
             try tx.save(scope, user)
-            return (user, claims, reissue)
+            var recovery: OobCode?
+            if emailChanged, !anonymousSession, let initial = user.initialEmail {
+                let code = OobCode(
+                    email: initial, requestType: .recoverEmail, oobCode: recoveryCode,
+                    oobLink: Emulator.actionLink(
+                        base: options.publicURL, mode: OobRequestType.recoverEmail.actionMode, code: recoveryCode,
+                        continueUrl: nil, tenantId: scope.tenantId),
+                    localId: user.localId, createdAt: now.timeIntervalSince1970 * 1000)
+                try tx.saveOobCode(scope, code)
+                recovery = code
+            }
+            return (user, claims, reissue, recovery)
         }
+        if let recovery { logOobCode(recovery, scope: scope) }
+        var response = Emulator.accountInfoResponse(user)
+        if let email = request.email { response["newEmail"] = .string(email.lowercased()) }
+        if let claims, reissue {
+            // Setting a password makes the new session a password one (an anonymous user linking
+            // email and password comes out signed in with it).
+            let provider = request.password != nil ? "password" : claims.signInProvider
+            let grant = SessionGrant(user: user, scope: scope, provider: provider, secondFactor: claims.secondFactor)
+            for (key, value) in try await issueTokens(grant) { response[key] = value }
+        }
+        return .object(response)
+    }
+
+    /// The `SetAccountInfoResponse` body: the account's profile and providers, the hash redacted.
+    static func accountInfoResponse(_ user: UserRecord) -> [String: JSONValue] {
         var response: [String: JSONValue] = [
             "kind": "identitytoolkit#SetAccountInfoResponse", "localId": .string(user.localId),
             "emailVerified": .bool(user.emailVerified ?? false),
             "providerUserInfo": .array(user.providers.map(\.jsonValue)),
         ]
-        if let email = user.email { response["email"] = .string(email) }
-        if let name = user.displayName { response["displayName"] = .string(name) }
-        if let photo = user.photoUrl { response["photoUrl"] = .string(photo) }
+        response.setIfPresent("email", user.email.map(JSONValue.string))
+        response.setIfPresent("displayName", user.displayName.map(JSONValue.string))
+        response.setIfPresent("photoUrl", user.photoUrl.map(JSONValue.string))
         if user.hasPassword { response["passwordHash"] = .string(PasswordHasher.redacted) }
-        if let claims, reissue || request.password != nil {
-            let grant = SessionGrant(
-                user: user, scope: scope, provider: claims.signInProvider, secondFactor: claims.secondFactor)
-            for (key, value) in try await issueTokens(grant) { response[key] = value }
-        }
-        return .object(response)
+        return response
     }
 
     /// `mfa.enrollments` replaces the list: ids are required and must be unique; an empty list

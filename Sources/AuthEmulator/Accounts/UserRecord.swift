@@ -121,4 +121,18 @@ public struct UserRecord: Codable, Sendable, Equatable {
     public mutating func removeProvider(_ providerId: String) {
         providerUserInfo = providers.filter { $0.providerId != providerId }
     }
+
+    public mutating func clearPassword() {
+        passwordHash = nil
+        salt = nil
+        if email == nil || emailLinkSignin != true { removeProvider("password") }
+    }
+
+    /// Drops the address, its verification and email-link sign-in, and the password provider entry.
+    public mutating func clearEmail() {
+        email = nil
+        emailVerified = nil
+        emailLinkSignin = nil
+        removeProvider("password")
+    }
 }

@@ -28,14 +28,31 @@ extension MfaEnrollment {
 }
 
 extension UserRecord {
-    /// The user as `accounts:lookup` / `batchGet` show it: the stored form with the password hash
+    /// The user as `accounts:lookup` shows it: the stored form with the password hash
     /// redacted, salt and TOTP secrets left out, `emailVerified` always present.
-    public var wireValue: JSONValue {
+    public var wireValue: JSONValue { wireValue(forDownload: false) }
+
+    /// As `wireValue`, or for `batchGet` (admin only; production's downloadAccount, what
+    /// `firebase emulators:export` reads): the password hash and salt as stored, and each TOTP
+    /// factor's secret as `emulatorTotpSecret` (firebase-tools' name), so `batchCreate` takes
+    /// the records back and their passwords and authenticator apps keep working.
+    public func wireValue(forDownload: Bool) -> JSONValue {
         guard case .object(var object) = storedValue else { return storedValue }
         object["emailVerified"] = .bool(emailVerified ?? false)
-        object["passwordHash"] = passwordHash.map { _ in .string(PasswordHasher.redacted) }
-        object["salt"] = nil
-        object["mfaInfo"] = mfaInfo.map { .array($0.map(\.jsonValue)) }
+        if !forDownload {
+            object["passwordHash"] = passwordHash.map { _ in .string(PasswordHasher.redacted) }
+            object["salt"] = nil
+        }
+        object["mfaInfo"] = mfaInfo.map { factors in
+            .array(
+                factors.map { factor in
+                    guard forDownload, let secret = factor.totpSecret, case .object(var value) = factor.jsonValue else {
+                        return factor.jsonValue
+                    }
+                    value["emulatorTotpSecret"] = .string(secret)
+                    return .object(value)
+                })
+        }
         if passkeyInfo?.isEmpty ?? false { object["passkeyInfo"] = nil }
         return .object(object)
     }

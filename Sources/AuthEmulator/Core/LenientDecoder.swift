@@ -47,7 +47,7 @@ extension WireEnum {
             }
         }
         throw DecodingError.dataCorrupted(
-            .init(codingPath: decoder.codingPath, debugDescription: "should be equal to one of the allowed values"))
+            .init(codingPath: decoder.codingPath, debugDescription: "must be equal to one of the allowed values"))
     }
 }
 
@@ -59,7 +59,7 @@ private struct ValueDecoder: Decoder {
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         guard case .object(let object) = value else {
             throw DecodingError.typeMismatch(
-                [String: Any].self, .init(codingPath: codingPath, debugDescription: "should be object"))
+                [String: Any].self, .init(codingPath: codingPath, debugDescription: "must be object"))
         }
         return KeyedDecodingContainer(KeyedContainer<Key>(object: object, codingPath: codingPath))
     }
@@ -67,7 +67,7 @@ private struct ValueDecoder: Decoder {
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         guard case .array(let array) = value else {
             throw DecodingError.typeMismatch(
-                [Any].self, .init(codingPath: codingPath, debugDescription: "should be array"))
+                [Any].self, .init(codingPath: codingPath, debugDescription: "must be array"))
         }
         return UnkeyedContainer(array: array, codingPath: codingPath)
     }
@@ -108,7 +108,15 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        guard let value = object[key.stringValue], value != .null else { return nil }
+        guard let value = object[key.stringValue] else { return nil }
+        if value == .null {
+            // A list sent as null is refused, as firebase-tools' schema check does; other nulls are absent.
+            guard T.self is any RangeReplaceableCollection.Type, !(T.self is any StringProtocol.Type) else {
+                return nil
+            }
+            throw DecodingError.typeMismatch(
+                [Any].self, .init(codingPath: codingPath + [key], debugDescription: "must be array"))
+        }
         return try decodeValue(T.self, value, codingPath + [key])
     }
 
@@ -176,7 +184,7 @@ private struct SingleContainer: SingleValueDecodingContainer {
     let codingPath: [any CodingKey]
 
     func mismatch(_ expected: String) -> DecodingError {
-        .typeMismatch(Any.self, .init(codingPath: codingPath, debugDescription: "should be \(expected)"))
+        .typeMismatch(Any.self, .init(codingPath: codingPath, debugDescription: "must be \(expected)"))
     }
 
     func decodeNil() -> Bool { value == .null }

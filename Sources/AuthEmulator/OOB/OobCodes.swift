@@ -106,9 +106,7 @@ extension Emulator {
         var response: [String: JSONValue] = ["kind": "identitytoolkit#GetOobConfirmationCodeResponse"]
         response["email"] = .string(issued?.email ?? request.email ?? "")
         if let issued {
-            logger.info(
-                "\(Emulator.oobLogLine(issued))",
-                metadata: ["event": "oob", "project": "\(scope.projectId)", "tenant": "\(scope.tenantId ?? "")"])
+            logOobCode(issued, scope: scope)
             if request.returnOobLink == true {
                 response["oobCode"] = .string(issued.oobCode)
                 response["oobLink"] = .string(issued.oobLink)
@@ -136,6 +134,13 @@ extension Emulator {
     }
 
     /// The firebase-tools console wording, so existing log scrapers keep working.
+    /// The "email" an action code stands for: one log line (console, journald) with its link.
+    func logOobCode(_ code: OobCode, scope: Scope) {
+        logger.info(
+            "\(Emulator.oobLogLine(code))",
+            metadata: ["event": "oob", "project": "\(scope.projectId)", "tenant": "\(scope.tenantId ?? "")"])
+    }
+
     static func oobLogLine(_ code: OobCode) -> String {
         switch code.requestType {
         case .verifyEmail: "To verify the email address \(code.email), follow this link: \(code.oobLink)"
@@ -183,41 +188,47 @@ extension Emulator {
         return try tx.users(scope, email: oob.email).first
     }
 
-    /// Applies a VERIFY_EMAIL / VERIFY_AND_CHANGE_EMAIL code (`accounts:update {oobCode}`, and
-    /// the action page).
+    /// Applies a VERIFY_EMAIL, VERIFY_AND_CHANGE_EMAIL or RECOVER_EMAIL code (`accounts:update
+    /// {oobCode}`, and the action page). As firebase-tools, a code is used up even when the change
+    /// it asks for is refused (the address taken meanwhile).
     public func applyOobCode(_ code: String, caller: Caller) async throws -> JSONValue {
         let scope = caller.scope
-        let user: UserRecord = try await store.write { tx in
+        let outcome: Result<(UserRecord, String?), AuthError> = try await store.write { tx in
             guard let oob = try tx.oobCode(scope, code: code) else { throw AuthError.invalidOobCode }
-            guard var user = try Emulator.oobUser(tx, oob, scope: scope) else { throw AuthError.userNotFound }
+            guard var user = try Emulator.oobUser(tx, oob, scope: scope) else { throw AuthError.invalidOobCode }
+            var newEmail: String?
             switch oob.requestType {
             case .verifyEmail:
                 user.emailVerified = true
-            case .verifyAndChangeEmail:
-                guard let newEmail = oob.newEmail else { throw AuthError.invalidOobCode }
-                if try tx.users(scope, email: newEmail).contains(where: { $0.localId != user.localId }) {
-                    throw AuthError.emailExists
+            case .verifyAndChangeEmail, .recoverEmail:
+                let target = oob.requestType == .recoverEmail ? oob.email : oob.newEmail
+                guard let target else { throw AuthError.invalidOobCode }
+                if try tx.users(scope, email: target).contains(where: { $0.localId != user.localId }) {
+                    try tx.deleteOobCode(scope, code: code)
+                    return .failure(AuthError.emailExists)
                 }
-                user.initialEmail = user.initialEmail ?? user.email
-                user.email = newEmail
-                user.emailVerified = true
-                if user.hasPassword {
-                    user.upsertProvider(
-                        ProviderUserInfo(
-                            providerId: "password", rawId: newEmail, federatedId: newEmail, email: newEmail))
+                if user.email != target {
+                    if oob.requestType == .verifyAndChangeEmail {
+                        user.initialEmail = user.initialEmail ?? user.email
+                        newEmail = target
+                    }
+                    user.email = target
+                    user.emailVerified = true
+                    if user.hasPassword {
+                        user.upsertProvider(
+                            ProviderUserInfo(providerId: "password", rawId: target, federatedId: target, email: target))
+                    }
                 }
             default:
                 throw AuthError.invalidOobCode
             }
             try tx.save(scope, user)
             try tx.deleteOobCode(scope, code: code)
-            return user
+            return .success((user, newEmail))
         }
-        var response: [String: JSONValue] = [
-            "kind": "identitytoolkit#SetAccountInfoResponse", "localId": .string(user.localId),
-            "emailVerified": .bool(user.emailVerified ?? false),
-        ]
-        if let email = user.email { response["email"] = .string(email) }
+        let (user, newEmail) = try outcome.get()
+        var response = Emulator.accountInfoResponse(user)
+        response.setIfPresent("newEmail", newEmail.map(JSONValue.string))
         return .object(response)
     }
 

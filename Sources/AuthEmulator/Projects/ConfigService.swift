@@ -10,7 +10,7 @@ extension Emulator {
     public func updateProjectConfig(projectId: String, patch: JSONValue, updateMask: [String]) async throws -> JSONValue
     {
         defer { settingsChanged() }
-        guard patch.objectValue != nil else { throw AuthError.invalidJSON("/ should be object") }
+        guard patch.objectValue != nil else { throw AuthError.invalidJSON("/ must be object") }
         try ConfigValidation.validateProjectConfig(patch)
         return try await store.write { tx in
             let current = try Emulator.projectConfig(tx, projectId: projectId)
@@ -73,7 +73,7 @@ extension Emulator {
         -> JSONValue
     {
         defer { settingsChanged() }
-        guard patch.objectValue != nil else { throw AuthError.invalidJSON("/ should be object") }
+        guard patch.objectValue != nil else { throw AuthError.invalidJSON("/ must be object") }
         try ConfigValidation.validateTenant(patch)
         return try await store.write { tx in
             let current = try Emulator.tenantResource(tx, projectId: projectId, tenantId: tenantId, create: true)!
@@ -144,7 +144,7 @@ enum ConfigValidation {
 
     static func validateRecaptcha(_ config: JSONValue?) throws(AuthError) {
         guard let config, config != .null else { return }
-        guard config.objectValue != nil else { throw AuthError.invalidJSON("/recaptchaConfig should be object") }
+        guard config.objectValue != nil else { throw AuthError.invalidJSON("/recaptchaConfig must be object") }
         for key in ["phoneEnforcementState", "emailPasswordEnforcementState"] {
             if let state = config[key], !(state.stringValue.map(enforcementStates.contains) ?? false) {
                 throw AuthError("INVALID_CONFIG", "recaptchaConfig.\(key) must be OFF, AUDIT or ENFORCE")
@@ -169,7 +169,7 @@ enum ConfigValidation {
 
     static func validateMfa(_ mfa: JSONValue?, path: String) throws(AuthError) {
         guard let mfa, mfa != .null else { return }
-        guard mfa.objectValue != nil else { throw AuthError.invalidJSON("/\(path) should be object") }
+        guard mfa.objectValue != nil else { throw AuthError.invalidJSON("/\(path) must be object") }
         if let state = mfa["state"], !(state.stringValue.map(mfaStates.contains) ?? false) {
             throw AuthError("INVALID_CONFIG", "\(path).state must be one of DISABLED, ENABLED, MANDATORY")
         }
@@ -190,7 +190,7 @@ enum ConfigValidation {
 
     static func validateTestPhoneNumbers(_ numbers: JSONValue?) throws(AuthError) {
         guard let numbers, numbers != .null else { return }
-        guard let map = numbers.objectValue else { throw AuthError.invalidJSON("/testPhoneNumbers should be object") }
+        guard let map = numbers.objectValue else { throw AuthError.invalidJSON("/testPhoneNumbers must be object") }
         if map.count > 10 { throw AuthError("INVALID_CONFIG", "At most 10 test phone numbers are allowed") }
         for (phone, code) in map {
             guard Validation.isPhoneNumber(phone) else {

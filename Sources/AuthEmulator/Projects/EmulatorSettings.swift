@@ -50,7 +50,7 @@ public struct EmulatorSettings: Sendable, Equatable {
     /// Validates an `emulatorSettings` object from the REST API or the config file.
     static func validate(_ value: JSONValue?) throws(AuthError) {
         guard let value, value != .null else { return }
-        guard let object = value.objectValue else { throw AuthError.invalidJSON("/emulatorSettings should be object") }
+        guard let object = value.objectValue else { throw AuthError.invalidJSON("/emulatorSettings must be object") }
         let ranges: [String: ClosedRange<Double>] = [
             "smsCodeLifetimeSeconds": 1...86400, "smsMaxAttempts": 1...1000, "smsQuotaPerNumberPerHour": 0...1_000_000,
             "smsQuotaPerIpPerHour": 0...1_000_000, "mfaMaxEnrolledFactors": 1...100,

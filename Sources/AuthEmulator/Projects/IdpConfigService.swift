@@ -37,7 +37,7 @@ extension Emulator {
     {
         guard let id, !id.isEmpty else { throw AuthError("MISSING_PROVIDER_ID") }
         try kind.validate(id: id)
-        guard body.objectValue != nil else { throw AuthError.invalidJSON("/ should be object") }
+        guard body.objectValue != nil else { throw AuthError.invalidJSON("/ must be object") }
         let config = body.setting(["name"], to: .string(Self.idpResourceName(scope, kind, id)))
         return try await store.write { tx in
             if try tx.idpConfig(scope, kind: kind.rawValue, id: id) != nil { throw AuthError("DUPLICATE_IDP_CONFIG") }
@@ -56,7 +56,7 @@ extension Emulator {
     public func updateIdpConfig(
         _ kind: IdpConfigKind, id: String, patch: JSONValue, updateMask: [String], scope: Scope
     ) async throws -> JSONValue {
-        guard patch.objectValue != nil else { throw AuthError.invalidJSON("/ should be object") }
+        guard patch.objectValue != nil else { throw AuthError.invalidJSON("/ must be object") }
         return try await store.write { tx in
             guard let current = try tx.idpConfig(scope, kind: kind.rawValue, id: id) else {
                 throw AuthError("CONFIGURATION_NOT_FOUND")
