@@ -82,6 +82,7 @@ extension RouteTable {
             return .object([:])
         }
         registerActionPage()
+        registerIdpWidget()
     }
 
     /// Query of `GET …/smsMessages`: `phoneNumber`, `purpose`, `status`, `after` (id), `limit`,
@@ -130,6 +131,27 @@ extension RouteTable {
         }
     }
 
+    /// `GET /emulator/auth/handler` and `/emulator/auth/iframe`: the IdP sign-in pages of popup
+    /// and redirect flows (`IdpWidgetPages`).
+    func registerIdpWidget() {
+        let emulator = self.emulator
+        let defaultProject = settings.defaultProjectId
+        router.get("/emulator/auth/handler") { request, _ in
+            let query = request.uri.queryParameters
+            guard let apiKey = query.get("apiKey"), !apiKey.isEmpty, let providerId = query.get("providerId"),
+                !providerId.isEmpty
+            else {
+                return JSONResponse.make(
+                    .object(["authEmulator": .object(["error": "missing apiKey or providerId query parameters"])]),
+                    status: .badRequest)
+            }
+            let scope = Scope(projectId: defaultProject, tenantId: query.get("tenantId") ?? query.get("tid"))
+            let accounts = try await emulator.idpWidgetAccounts(providerId: providerId, scope: scope)
+            return IdpWidgetPages.response(IdpWidgetPages.handler(providerId: providerId, accounts: accounts))
+        }
+        router.get("/emulator/auth/iframe") { _, _ in IdpWidgetPages.response(IdpWidgetPages.relayFrame) }
+    }
+
     /// `GET /emulator/action`: the page email links point at.
     func registerActionPage() {
         let emulator = self.emulator
@@ -169,6 +191,9 @@ extension RouteTable {
                 case "verifyEmail", "verifyAndChangeEmail":
                     let result = try await emulator.applyOobCode(code, caller: caller)
                     return success("The email has been successfully verified.", email: result["email"]?.stringValue)
+                case "recoverEmail":
+                    let result = try await emulator.applyOobCode(code, caller: caller)
+                    return success("The email has been successfully reset.", email: result["email"]?.stringValue)
                 case "signIn":
                     guard let continueUrl, var components = URLComponents(string: continueUrl) else {
                         return failure("missing continueUrl query parameter")

@@ -105,6 +105,17 @@ struct SQLiteTransaction: StoreTransaction {
         return try user(scope, localId: localId)
     }
 
+    func users(_ scope: Scope, providerId: String, limit: Int) throws -> [UserRecord] {
+        let localIds = try String.fetchAll(
+            db,
+            sql: """
+                SELECT local_id FROM federated_ids
+                WHERE project_id = ? AND tenant_id = ? AND provider_id = ? ORDER BY raw_id LIMIT ?
+                """,
+            arguments: [scope.projectId, tenantKey(scope), providerId, limit])
+        return try localIds.compactMap { try user(scope, localId: $0) }
+    }
+
     func users(_ scope: Scope, providerEmail: String) throws -> [UserRecord] {
         // Sorted here: ORDER BY or DISTINCT made SQLite prefer the local_id index over the email one.
         let localIds = try String.fetchAll(

@@ -237,4 +237,46 @@ struct IdpSignInTests {
             #expect(firebase?["sign_in_provider"]?.stringValue == "saml.acme")
         }
     }
+
+    @Test("the IdP widget lists the provider's accounts (escaped), per tenant; its event signs in through requestUri")
+    func widgetPages() async throws {
+        let harness = try Harness()
+        try await harness.run { client in
+            _ = try await Self.signIn(
+                client, "google.com", ["sub": "g-1", "email": "a@example.com", "name": "A <b>&\"'"])
+            _ = try await Self.signIn(client, "facebook.com", ["sub": "f-1", "email": "f@example.com"])
+            let page = try await client.call(
+                .get, "/emulator/auth/handler?apiKey=k&appName=app&authType=signInViaPopup&providerId=google.com",
+                key: false)
+            #expect(page.status == 200)
+            #expect(page.headers[.contentType] == "text/html; charset=utf-8")
+            let html = page.json.stringValue ?? ""
+            #expect(html.contains("<b>A &lt;b&gt;&amp;&quot;&#39;</b>"))
+            #expect(html.contains("&quot;sub&quot;:&quot;g-1&quot;"))
+            #expect(!html.contains("f@example.com"))
+            #expect(!html.contains("A <b>"))
+            let tenantPage = try await client.call(
+                .get, "/emulator/auth/handler?apiKey=k&appName=app&providerId=google.com&tid=other", key: false)
+            #expect(tenantPage.json.stringValue?.contains("No google.com accounts exist") == true)
+            let missing = try await client.call(.get, "/emulator/auth/handler?providerId=google.com", key: false)
+            #expect(missing.status == 400)
+            #expect(missing["authEmulator.error"] == "missing apiKey or providerId query parameters")
+            let frame = try await client.call(.get, "/emulator/auth/iframe?apiKey=k&appName=app", key: false)
+            #expect(frame.status == 200)
+            #expect(frame.json.stringValue?.contains("webStorageSupport") == true)
+            // The auth event's urlResponse, as the SDK sends it on: signs in as the listed account.
+            let claims = #"{"sub":"g-1","email":"a@example.com","email_verified":true}"#
+            let encoded = claims.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            let signedIn = try await client.v1(
+                "accounts:signInWithIdp",
+                [
+                    "requestUri": .string(
+                        "http://127.0.0.1:9099/emulator/auth/handler?providerId=google.com&id_token=\(encoded)"),
+                    "postBody": "", "sessionId": "unused-by-authemu", "returnIdpCredential": true,
+                ])
+            #expect(signedIn.status == 200)
+            #expect(signedIn["isNewUser"] == nil)
+            #expect(signedIn.string("email") == "a@example.com")
+        }
+    }
 }

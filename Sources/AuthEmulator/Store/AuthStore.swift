@@ -7,6 +7,8 @@ public protocol UserRepository {
     func users(_ scope: Scope, email: String) throws -> [UserRecord]
     func user(_ scope: Scope, phoneNumber: String) throws -> UserRecord?
     func user(_ scope: Scope, providerId: String, rawId: String) throws -> UserRecord?
+    /// Users linked to `providerId`, by raw id, at most `limit` (the IdP widget's account list).
+    func users(_ scope: Scope, providerId: String, limit: Int) throws -> [UserRecord]
     /// Users with a linked IdP whose email (`providerUserInfo[].email`) is `providerEmail`, by localId.
     func users(_ scope: Scope, providerEmail: String) throws -> [UserRecord]
     /// The owner of a passkey (`passkeyInfo[].credentialId`).
