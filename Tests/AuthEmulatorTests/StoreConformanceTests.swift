@@ -24,7 +24,9 @@ struct StoreConformanceTests {
                     var user = UserRecord(localId: id)
                     user.email = "\(id)@Example.com"
                     user.phoneNumber = "+1555000000\(id == "a" ? 1 : 2)"
-                    user.providerUserInfo = [ProviderUserInfo(providerId: "google.com", rawId: "g-\(id)")]
+                    user.providerUserInfo = [
+                        ProviderUserInfo(providerId: "google.com", rawId: "g-\(id)", email: "Shared@Idp.com")
+                    ]
                     try tx.save(scope, user)
                 }
                 try tx.save(tenant, UserRecord(localId: "a"))
@@ -54,6 +56,16 @@ struct StoreConformanceTests {
             #expect(deleted.0 == true && deleted.1 == false, "\(name)")
             let gone = try await store.read { tx in try tx.user(scope, providerId: "google.com", rawId: "g-c") }
             #expect(gone == nil, "\(name)")
+            let linked = try await store.read { tx in
+                (
+                    try tx.users(scope, providerEmail: "shared@IDP.com").map(\.localId),
+                    try tx.users(scope, providerId: "google.com", limit: 1).map(\.localId),
+                    try tx.users(tenant, providerEmail: "shared@idp.com").map(\.localId)
+                )
+            }
+            #expect(linked.0 == ["a", "b"], "\(name)")
+            #expect(linked.1 == ["a"], "\(name)")
+            #expect(linked.2 == [], "\(name)")
         }
     }
 

@@ -133,7 +133,6 @@ extension Emulator {
         return link
     }
 
-    /// The firebase-tools console wording, so existing log scrapers keep working.
     /// The "email" an action code stands for: one log line (console, journald) with its link.
     func logOobCode(_ code: OobCode, scope: Scope) {
         logger.info(
@@ -141,6 +140,7 @@ extension Emulator {
             metadata: ["event": "oob", "project": "\(scope.projectId)", "tenant": "\(scope.tenantId ?? "")"])
     }
 
+    /// The firebase-tools console wording, so existing log scrapers keep working.
     static func oobLogLine(_ code: OobCode) -> String {
         switch code.requestType {
         case .verifyEmail: "To verify the email address \(code.email), follow this link: \(code.oobLink)"
