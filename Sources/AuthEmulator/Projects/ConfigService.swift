@@ -12,6 +12,11 @@ extension Emulator {
         defer { settingsChanged() }
         guard patch.objectValue != nil else { throw AuthError.invalidJSON("/ must be object") }
         try ConfigValidation.validateProjectConfig(patch)
+        if let triggers = patch.value(at: "blockingFunctions.triggers")?.objectValue, !triggers.isEmpty {
+            logger.warning(
+                "Blocking functions are stored but not called by authemu: \(triggers.keys.sorted().joined(separator: ", ")) will not run.",
+                metadata: ["event": "config", "project": "\(projectId)"])
+        }
         return try await store.write { tx in
             let current = try Emulator.projectConfig(tx, projectId: projectId)
             var updated: JSONValue
