@@ -55,7 +55,7 @@ public func makeEmulator(
     let emulator = await Emulator(
         store: store, clock: clock, random: random,
         options: EmulatorOptions(defaultProjectId: config.projectId, publicURL: config.resolvedPublicURL),
-        logger: logger)
+        logger: logger, blockingFunctionTransport: BlockingFunctionHTTPClient())
     if let projects = config.projects { try await emulator.applyProjectSeeds(projects) }
     return emulator
 }

@@ -18,9 +18,10 @@ public struct CreateAuthUriRequest: Decodable, Sendable {
 extension Emulator {
     public func signInWithEmailLink(_ request: SignInWithEmailLinkRequest, caller: Caller) async throws -> JSONValue {
         let scope = caller.scope
-        let random = self.random
         let nowMillis = nowMillisString
-        let (user, isNew, settings): (UserRecord, Bool, ScopeSettings) = try await store.write { tx in
+        typealias Outcome = (UserRecord, Bool, ScopeSettings, [String: JSONValue])
+        let (user, isNew, settings, sessionClaims): Outcome = try await writeWithBlockingFunctions {
+            tx, hooks, random in
             let settings = try self.settings(tx, scope)
             if settings.disableAuth { throw AuthError.projectDisabled }
             if !settings.emailLinkEnabled { throw AuthError.operationNotAllowed }
@@ -53,17 +54,25 @@ extension Emulator {
             user.emailLinkSignin = true
             user.upsertProvider(
                 ProviderUserInfo(providerId: "password", rawId: oob.email, federatedId: oob.email, email: oob.email))
+            let context = BlockingSignInContext(signInMethod: "emailLink", clientIP: caller.clientIP)
+            let sessionClaims =
+                isNew
+                ? try hooks.beforeCreateAndSignIn(&user, settings: settings, scope: scope, context: context)
+                : try hooks.beforeSignIn(&user, settings: settings, scope: scope, context: context)
             if !(settings.mfaEnabled && !user.enrollments.isEmpty) { self.markSignedIn(&user) }
             try tx.save(scope, user)
             try tx.deleteOobCode(scope, code: code)
-            return (user, isNew, settings)
+            return (user, isNew, settings, sessionClaims)
         }
+        // Disabled by a blocking function: the account is written, the sign-in refused.
+        if user.isDisabled { throw AuthError.userDisabled }
         let response: [String: JSONValue] = [
             "kind": "identitytoolkit#EmailLinkSigninResponse", "email": .string(user.email ?? ""),
             "localId": .string(user.localId), "isNewUser": .bool(isNew),
         ]
-        return try await completeFirstFactor(
-            SessionGrant(user: user, scope: scope, provider: "password"), settings: settings, response: response)
+        var grant = SessionGrant(user: user, scope: scope, provider: "password")
+        grant.extraClaims = sessionClaims
+        return try await completeFirstFactor(grant, settings: settings, response: response)
     }
 
     public func createAuthUri(_ request: CreateAuthUriRequest, caller: Caller) async throws -> JSONValue {

@@ -16,15 +16,14 @@ public struct SignInWithIdpRequest: Decodable, Sendable {
 extension Emulator {
     public func signInWithIdp(_ request: SignInWithIdpRequest, caller: Caller) async throws -> JSONValue {
         let scope = caller.scope
-        let random = self.random
         let nowMillis = nowMillisString
         let nowSeconds = clock.now().epochSeconds
         enum Outcome: Sendable {
             /// Answered without signing in: `needConfirmation`, or an error turned into `errorMessage`.
             case answer([String: JSONValue])
-            case signedIn(UserRecord, IdpAssertionSummary, ScopeSettings, [String: JSONValue])
+            case signedIn(UserRecord, IdpAssertionSummary, ScopeSettings, [String: JSONValue], [String: JSONValue])
         }
-        let outcome: Outcome = try await store.write { tx in
+        let outcome: Outcome = try await writeWithBlockingFunctions { tx, hooks, random in
             let settings = try self.settings(tx, scope)
             if settings.disableAuth { throw AuthError.projectDisabled }
             if request.returnRefreshToken == true { throw AuthError.notImplemented("signInWithIdp returnRefreshToken") }
@@ -51,22 +50,32 @@ extension Emulator {
                 response["isNewUser"] = true
             }
             user.upsertProvider(assertion.providerInfo)
+            var context = BlockingSignInContext(signInMethod: assertion.providerId, clientIP: caller.clientIP)
+            context.rawUserInfo = response["rawUserInfo"]?.stringValue
+            context.signInAttributes = assertion.signInAttributes.map { $0.jsonString() }
+            context.oauthIdToken = response["oauthIdToken"]?.stringValue
+            context.oauthAccessToken = response["oauthAccessToken"]?.stringValue
+            let sessionClaims =
+                isNew
+                ? try hooks.beforeCreateAndSignIn(&user, settings: settings, scope: scope, context: context)
+                : try hooks.beforeSignIn(&user, settings: settings, scope: scope, context: context)
             if !(settings.mfaEnabled && !user.enrollments.isEmpty) { self.markSignedIn(&user) }
             try tx.save(scope, user)
             response["localId"] = .string(user.localId)
             if user.email == assertion.email { response["emailVerified"] = .bool(user.emailVerified ?? false) }
             response.setIfPresent("tenantId", scope.tenantId.map(JSONValue.string))
-            return .signedIn(user, IdpAssertionSummary(assertion), settings, response)
+            return .signedIn(user, IdpAssertionSummary(assertion), settings, response, sessionClaims)
         }
         switch outcome {
         case .answer(let response):
             return .object(response)
-        case .signedIn(let user, let assertion, let settings, let response):
+        case .signedIn(let user, let assertion, let settings, let response, let sessionClaims):
             // As firebase-tools: the account is updated first, then a disabled user is refused
             // (one with second factors gets its pending credential, and is refused at the second).
             if user.isDisabled, !(settings.mfaEnabled && !user.enrollments.isEmpty) { throw AuthError.userDisabled }
             var grant = SessionGrant(user: user, scope: scope, provider: assertion.providerId)
             grant.signInAttributes = assertion.signInAttributes
+            grant.extraClaims = sessionClaims
             return try await completeFirstFactor(grant, settings: settings, response: response)
         }
     }

@@ -18,37 +18,52 @@ extension Emulator {
             throw AuthError.notImplemented("signInWithPassword with idToken")
         }
         let scope = caller.scope
-        let (user, settings): (UserRecord, ScopeSettings) = try await store.write { tx in
-            let settings = try self.settings(tx, scope)
-            if settings.disableAuth { throw AuthError.projectDisabled }
-            if !settings.passwordSignUpEnabled { throw AuthError.passwordLoginDisabled }
-            try Emulator.verifyPasswordRecaptcha(
-                tx, token: request.captchaResponse, clientType: request.clientType, version: request.recaptchaVersion,
-                scope: scope, settings: settings)
-            guard let email = request.email, !email.isEmpty else { throw AuthError.missingEmail }
-            guard Validation.isEmail(email) else { throw AuthError.invalidEmail }
-            guard let password = request.password, !password.isEmpty else { throw AuthError.missingPassword }
-            let privacy = settings.improvedEmailPrivacy
-            guard var user = try tx.users(scope, email: email).first(where: \.hasPassword) else {
-                throw privacy ? AuthError.invalidLoginCredentials : AuthError.emailNotFound
+        let (user, settings, sessionClaims): (UserRecord, ScopeSettings, [String: JSONValue]) =
+            try await writeWithBlockingFunctions { tx, hooks, _ in
+                let settings = try self.settings(tx, scope)
+                if settings.disableAuth { throw AuthError.projectDisabled }
+                if !settings.passwordSignUpEnabled { throw AuthError.passwordLoginDisabled }
+                try Emulator.verifyPasswordRecaptcha(
+                    tx, token: request.captchaResponse, clientType: request.clientType,
+                    version: request.recaptchaVersion,
+                    scope: scope, settings: settings)
+                guard let email = request.email, !email.isEmpty else { throw AuthError.missingEmail }
+                guard Validation.isEmail(email) else { throw AuthError.invalidEmail }
+                guard let password = request.password, !password.isEmpty else { throw AuthError.missingPassword }
+                let privacy = settings.improvedEmailPrivacy
+                guard var user = try tx.users(scope, email: email).first(where: \.hasPassword) else {
+                    throw privacy ? AuthError.invalidLoginCredentials : AuthError.emailNotFound
+                }
+                if user.isDisabled { throw AuthError.userDisabled }
+                guard PasswordHasher.verify(password, hash: user.passwordHash, salt: user.salt) else {
+                    throw privacy ? AuthError.invalidLoginCredentials : AuthError.invalidPassword
+                }
+                try settings.passwordRules.check(signInPassword: password)
+                var sessionClaims: [String: JSONValue] = [:]
+                if !(settings.mfaEnabled && !user.enrollments.isEmpty) {
+                    if let claims = try hooks.run(
+                        .beforeSignIn, user: &user, settings: settings, scope: scope,
+                        context: BlockingSignInContext(signInMethod: "password", clientIP: caller.clientIP))
+                    {
+                        sessionClaims = claims
+                        self.markSignedIn(&user)
+                        try tx.save(scope, user)
+                    } else {
+                        try self.recordSignIn(tx, scope, &user)
+                    }
+                }
+                return (user, settings, sessionClaims)
             }
-            if user.isDisabled { throw AuthError.userDisabled }
-            guard PasswordHasher.verify(password, hash: user.passwordHash, salt: user.salt) else {
-                throw privacy ? AuthError.invalidLoginCredentials : AuthError.invalidPassword
-            }
-            try settings.passwordRules.check(signInPassword: password)
-            if !(settings.mfaEnabled && !user.enrollments.isEmpty) {
-                try self.recordSignIn(tx, scope, &user)
-            }
-            return (user, settings)
-        }
+        // Disabled by its beforeSignIn function: the change is kept, the sign-in refused.
+        if user.isDisabled { throw AuthError.userDisabled }
         var response: [String: JSONValue] = [
             "kind": "identitytoolkit#VerifyPasswordResponse", "registered": true, "localId": .string(user.localId),
             "email": .string(user.email ?? ""),
         ]
         if let name = user.displayName { response["displayName"] = .string(name) }
         if let photo = user.photoUrl { response["profilePicture"] = .string(photo) }
-        return try await completeFirstFactor(
-            SessionGrant(user: user, scope: scope, provider: "password"), settings: settings, response: response)
+        var grant = SessionGrant(user: user, scope: scope, provider: "password")
+        grant.extraClaims = sessionClaims
+        return try await completeFirstFactor(grant, settings: settings, response: response)
     }
 }

@@ -30,8 +30,8 @@ extension Emulator {
     public func signUp(_ request: SignUpRequest, caller: Caller) async throws -> JSONValue {
         let scope = caller.scope
         let nowMillis = nowMillisString
-        let random = self.random
-        let result: (UserRecord, String?) = try await store.write { tx in
+        let result: (UserRecord, String?, [String: JSONValue]) = try await writeWithBlockingFunctions {
+            tx, hooks, random in
             let settings = try self.settings(tx, scope)
             if settings.disableAuth { throw AuthError.projectDisabled }
             if request.localId != nil, !caller.isAdmin { throw AuthError("UNEXPECTED_PARAMETER", "User ID") }
@@ -100,21 +100,32 @@ extension Emulator {
                 user.mfaInfo = try MfaEnrollmentInput.records(
                     enrollments, random: random, now: self.clock.now(), keepingIds: caller.isAdmin)
             }
+            var sessionClaims: [String: JSONValue] = [:]
+            if request.idToken == nil, request.email != nil, !caller.isAdmin {
+                // As firebase-tools: a client's new email account passes beforeCreate, then beforeSignIn.
+                sessionClaims = try hooks.beforeCreateAndSignIn(
+                    &user, settings: settings, scope: scope,
+                    context: BlockingSignInContext(signInMethod: "password", clientIP: caller.clientIP))
+            }
             if provider != nil {
                 user.lastLoginAt = nowMillis
                 user.lastRefreshAt = self.clock.now().rfc3339Millis
             }
             try tx.save(scope, user)
-            return (user, provider)
+            return (user, provider, sessionClaims)
         }
-        let (user, provider) = result
+        let (user, provider, sessionClaims) = result
+        // A blocking function may have disabled the new account: it is kept, but not signed in.
+        if user.isDisabled, provider != nil { throw AuthError.userDisabled }
         var response: [String: JSONValue] = [
             "kind": "identitytoolkit#SignupNewUserResponse", "localId": .string(user.localId),
         ]
         if let email = user.email { response["email"] = .string(email) }
         if let name = user.displayName { response["displayName"] = .string(name) }
         if let provider {
-            for (key, value) in try await issueTokens(SessionGrant(user: user, scope: scope, provider: provider)) {
+            var grant = SessionGrant(user: user, scope: scope, provider: provider)
+            grant.extraClaims = sessionClaims
+            for (key, value) in try await issueTokens(grant) {
                 response[key] = value
             }
         }

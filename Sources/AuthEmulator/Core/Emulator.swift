@@ -38,6 +38,8 @@ public final class Emulator: Sendable {
     public let tokens: TokenService
     public let options: EmulatorOptions
     public let logger: Logger
+    /// Reaches the project's blocking functions (nil: every call fails as unreachable).
+    public let blockingFunctionTransport: (any BlockingFunctionTransport)?
     /// Wakes long-polling outbox readers.
     public let outboxSignal = OutboxSignal()
     /// Wakes long-polling APNs outbox readers.
@@ -46,8 +48,10 @@ public final class Emulator: Sendable {
 
     public init(
         store: any AuthStore, clock: any AuthClock = SystemClock(), random: any RandomSource = SystemRandomSource(),
-        options: EmulatorOptions = EmulatorOptions(), logger: Logger = Logger(label: "authemu")
+        options: EmulatorOptions = EmulatorOptions(), logger: Logger = Logger(label: "authemu"),
+        blockingFunctionTransport: (any BlockingFunctionTransport)? = nil
     ) async {
+        self.blockingFunctionTransport = blockingFunctionTransport
         self.store = store
         self.clock = clock
         self.random = random

@@ -58,10 +58,10 @@ extension Emulator {
         let scope = caller.scope
         let now = clock.now()
         enum Outcome: Sendable {
-            case signedIn(UserRecord, MfaPendingCredential, SecondFactorClaim)
+            case signedIn(UserRecord, MfaPendingCredential, SecondFactorClaim, [String: JSONValue])
             case failed(AuthError)
         }
-        let outcome: Outcome = try await store.write { tx in
+        let outcome: Outcome = try await writeWithBlockingFunctions { tx, hooks, _ in
             let settings = try self.settings(tx, scope)
             if settings.disableAuth { throw AuthError.projectDisabled }
             let totp = request.totpVerificationInfo != nil && request.phoneVerificationInfo == nil
@@ -124,17 +124,30 @@ extension Emulator {
             }
             var (user, pending) = try Emulator.pendingUser(tx, text, scope: scope, now: now)
             if user.isDisabled { throw AuthError.userDisabled }
-            try self.recordSignIn(tx, scope, &user)
             let provider =
                 user.enrollments.first { $0.mfaEnrollmentId == enrollmentId }?.totpInfo != nil ? "totp" : "phone"
-            return .signedIn(user, pending, SecondFactorClaim(identifier: enrollmentId, provider: provider))
+            var context = BlockingSignInContext(signInMethod: pending.signInProvider, clientIP: caller.clientIP)
+            context.signInSecondFactor = provider
+            let sessionClaims = try hooks.run(
+                .beforeSignIn, user: &user, settings: settings, scope: scope, context: context)
+            if sessionClaims != nil {
+                self.markSignedIn(&user)
+                try tx.save(scope, user)
+            } else {
+                try self.recordSignIn(tx, scope, &user)
+            }
+            return .signedIn(
+                user, pending, SecondFactorClaim(identifier: enrollmentId, provider: provider), sessionClaims ?? [:])
         }
         switch outcome {
         case .failed(let error):
             throw error
-        case .signedIn(let user, let pending, let factor):
-            let tokens = try await issueTokens(
-                SessionGrant(user: user, scope: scope, provider: pending.signInProvider, secondFactor: factor))
+        case .signedIn(let user, let pending, let factor, let sessionClaims):
+            // Disabled by its beforeSignIn function: the change is kept, the sign-in refused.
+            if user.isDisabled { throw AuthError.userDisabled }
+            var grant = SessionGrant(user: user, scope: scope, provider: pending.signInProvider, secondFactor: factor)
+            grant.extraClaims = sessionClaims
+            let tokens = try await issueTokens(grant)
             return .object(["idToken": tokens["idToken"]!, "refreshToken": tokens["refreshToken"]!])
         }
     }

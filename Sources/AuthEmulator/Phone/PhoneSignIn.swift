@@ -60,14 +60,14 @@ extension Emulator {
     public func signInWithPhoneNumber(_ request: SignInWithPhoneNumberRequest, caller: Caller) async throws -> JSONValue
     {
         let scope = caller.scope
-        let random = self.random
         let now = clock.now()
+        let context = BlockingSignInContext(signInMethod: "phone", clientIP: caller.clientIP)
         enum Outcome: Sendable {
-            case signedIn(UserRecord, isNew: Bool, phone: String)
+            case signedIn(UserRecord, isNew: Bool, phone: String, sessionClaims: [String: JSONValue])
             case conflict(TemporaryProof)
             case failed(AuthError)
         }
-        let outcome: Outcome = try await store.write { tx in
+        let outcome: Outcome = try await writeWithBlockingFunctions { tx, hooks, random in
             let settings = try self.settings(tx, scope)
             if settings.disableAuth { throw AuthError.projectDisabled }
             let phone: String
@@ -112,16 +112,18 @@ extension Emulator {
                 user.phoneNumber = phone
                 user.upsertProvider(ProviderUserInfo(providerId: "phone", rawId: phone, phoneNumber: phone))
                 self.markSignedIn(&user)
+                let claims = try hooks.beforeSignIn(&user, settings: settings, scope: scope, context: context)
                 try tx.save(scope, user)
-                return .signedIn(user, isNew: false, phone: phone)
+                return .signedIn(user, isNew: false, phone: phone, sessionClaims: claims)
             }
             if request.operation == "REAUTH", owner == nil { throw AuthError.userNotFound }
             if var user = owner {
                 if user.isDisabled { throw AuthError.userDisabled }
                 if !user.enrollments.isEmpty { throw Emulator.phoneMfaConflict }
                 self.markSignedIn(&user)
+                let claims = try hooks.beforeSignIn(&user, settings: settings, scope: scope, context: context)
                 try tx.save(scope, user)
-                return .signedIn(user, isNew: false, phone: phone)
+                return .signedIn(user, isNew: false, phone: phone, sessionClaims: claims)
             }
             var user = UserRecord(localId: random.alphanumeric(28))
             user.createdAt = self.nowMillisString
@@ -129,8 +131,9 @@ extension Emulator {
             user.phoneNumber = phone
             user.upsertProvider(ProviderUserInfo(providerId: "phone", rawId: phone, phoneNumber: phone))
             self.markSignedIn(&user)
+            let claims = try hooks.beforeCreateAndSignIn(&user, settings: settings, scope: scope, context: context)
             try tx.save(scope, user)
-            return .signedIn(user, isNew: true, phone: phone)
+            return .signedIn(user, isNew: true, phone: phone, sessionClaims: claims)
         }
         switch outcome {
         case .failed(let error):
@@ -140,11 +143,15 @@ extension Emulator {
                 "phoneNumber": .string(proof.phoneNumber), "temporaryProof": .string(proof.proof),
                 "temporaryProofExpiresIn": "3600",
             ])
-        case .signedIn(let user, let isNew, let phone):
+        case .signedIn(let user, let isNew, let phone, let sessionClaims):
+            // Disabled by a blocking function: the account is written, the sign-in refused.
+            if user.isDisabled { throw AuthError.userDisabled }
             var response: [String: JSONValue] = [
                 "localId": .string(user.localId), "isNewUser": .bool(isNew), "phoneNumber": .string(phone),
             ]
-            for (key, value) in try await issueTokens(SessionGrant(user: user, scope: scope, provider: "phone")) {
+            var grant = SessionGrant(user: user, scope: scope, provider: "phone")
+            grant.extraClaims = sessionClaims
+            for (key, value) in try await issueTokens(grant) {
                 response[key] = value
             }
             return .object(response)

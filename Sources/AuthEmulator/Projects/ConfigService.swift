@@ -12,10 +12,12 @@ extension Emulator {
         defer { settingsChanged() }
         guard patch.objectValue != nil else { throw AuthError.invalidJSON("/ must be object") }
         try ConfigValidation.validateProjectConfig(patch)
-        if let triggers = patch.value(at: "blockingFunctions.triggers")?.objectValue, !triggers.isEmpty {
-            logger.warning(
-                "Blocking functions are stored but not called by authemu: \(triggers.keys.sorted().joined(separator: ", ")) will not run.",
-                metadata: ["event": "config", "project": "\(projectId)"])
+        for (event, trigger) in patch.value(at: "blockingFunctions.triggers")?.objectValue ?? [:] {
+            if let uri = trigger["functionUri"]?.stringValue, !uri.lowercased().hasPrefix("http://") {
+                logger.warning(
+                    "Blocking function \(event) at \(uri) will fail: authemu calls functions over plain HTTP (e.g. the Functions emulator).",
+                    metadata: ["event": "config", "project": "\(projectId)"])
+            }
         }
         return try await store.write { tx in
             let current = try Emulator.projectConfig(tx, projectId: projectId)

@@ -19,6 +19,8 @@ public struct ScopeSettings: Sendable {
     public var passwordPolicy: JSONValue = .object([:])
     /// `passwordPolicy` as the rules new passwords are checked against.
     public var passwordRules = PasswordPolicy(config: .object([:]))
+    /// The project's blocking functions (a tenant has no triggers of its own).
+    public var blockingFunctions = BlockingFunctionsConfig()
 
     public init() {}
 
@@ -33,6 +35,7 @@ public struct ScopeSettings: Sendable {
         recaptcha = config["recaptchaConfig"] ?? .object([:])
         passwordPolicy = config["passwordPolicyConfig"] ?? .object([:])
         passwordRules = PasswordPolicy(config: passwordPolicy)
+        blockingFunctions = BlockingFunctionsConfig(config["blockingFunctions"])
     }
 
     public init(tenant: JSONValue, projectConfig config: JSONValue) {

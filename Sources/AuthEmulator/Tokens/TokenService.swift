@@ -159,6 +159,11 @@ public struct TokenService: Sendable {
         return try await keys.sign(JSONClaims(raw))
     }
 
+    /// An unsigned (`alg: none`) JWT of arbitrary claims (what blocking functions receive).
+    public func unsignedToken(_ claims: [String: JSONValue]) async throws -> String {
+        try await keys.sign(JSONClaims(claims))
+    }
+
     /// Decodes any JWT's payload without verification (custom tokens, fake IdP id_tokens).
     public func decodeUnverified(_ token: String) -> [String: JSONValue]? {
         try? Self.parser.parse([UInt8](token.utf8), as: JSONClaims.self).payload.claims

@@ -1,0 +1,113 @@
+"""Blocking functions called over real HTTP: a local server stands in for the Functions emulator."""
+import base64
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from conftest import PROJECT, error_message
+
+
+def jwt_claims(token):
+    payload = token.split(".")[1]
+    return json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+
+
+class FunctionServer:
+    """Answers POST /<event> with the reply set for it and records what was posted."""
+
+    def __init__(self):
+        self.replies = {}
+        self.requests = []
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                server.requests.append((self.path, self.headers["Content-Type"], json.loads(body)))
+                status, reply, with_length = server.replies[self.path.lstrip("/")]
+                data = json.dumps(reply).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                if with_length:
+                    self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture
+def functions(api):
+    server = FunctionServer()
+    yield server
+    server.close()
+    cleared = api.admin("PATCH", f"admin/v2/projects/{PROJECT}/config",
+                        {"blockingFunctions": {}}, params={"updateMask": "blockingFunctions"})
+    assert cleared.status_code == 200, cleared.text
+
+
+def set_triggers(api, triggers):
+    body = {"blockingFunctions": {"triggers": {event: {"functionUri": uri} for event, uri in triggers.items()}}}
+    reply = api.admin("PATCH", f"admin/v2/projects/{PROJECT}/config", body,
+                      params={"updateMask": "blockingFunctions"})
+    assert reply.status_code == 200, reply.text
+
+
+def test_functions_shape_the_new_account_and_its_tokens(api, functions):
+    set_triggers(api, {"beforeCreate": f"{functions.url}/beforeCreate",
+                       "beforeSignIn": f"{functions.url}/beforeSignIn"})
+    # One answer with Content-Length, one that ends when the connection closes (HTTP/1.0).
+    functions.replies["beforeCreate"] = (200, {"userRecord": {"updateMask": "displayName,customClaims",
+                                                              "displayName": "Ada",
+                                                              "customClaims": {"role": "admin"}}}, True)
+    functions.replies["beforeSignIn"] = (200, {"userRecord": {"updateMask": "sessionClaims",
+                                                              "sessionClaims": {"session": "yes"}}}, False)
+    up = api.v1("accounts:signUp", {"email": "hook@example.com", "password": "secret123",
+                                    "returnSecureToken": True, "clientType": "CLIENT_TYPE_WEB"})
+    assert up.status_code == 200, up.text
+    claims = jwt_claims(up.json()["idToken"])
+    assert (claims["name"], claims["role"], claims["session"]) == ("Ada", "admin", "yes")
+
+    paths = [path for path, _, _ in functions.requests]
+    assert paths == ["/beforeCreate", "/beforeSignIn"]
+    _, content_type, body = functions.requests[0]
+    assert content_type == "application/json"
+    event = jwt_claims(body["data"]["jwt"])
+    assert event["event_type"] == "beforeCreate"
+    assert event["sign_in_method"] == "password"
+    assert event["aud"] == f"{functions.url}/beforeCreate"
+    assert event["user_record"]["uid"] == up.json()["localId"]
+    assert event["user_record"]["email"] == "hook@example.com"
+    stored = api.v1("accounts:lookup", {"localId": [up.json()["localId"]]}, admin=True).json()["users"][0]
+    assert stored["displayName"] == "Ada"
+    assert json.loads(stored["customAttributes"]) == {"role": "admin"}
+
+
+def test_a_function_that_refuses_or_is_down_stops_the_sign_up(api, functions):
+    set_triggers(api, {"beforeCreate": f"{functions.url}/beforeCreate"})
+    functions.replies["beforeCreate"] = (400, {"error": {"status": "INVALID_ARGUMENT", "message": "no"}}, True)
+    refused = api.v1("accounts:signUp", {"email": "no@example.com", "password": "secret123"})
+    assert refused.status_code == 400
+    assert error_message(refused) == (
+        f"BLOCKING_FUNCTION_ERROR_RESPONSE : ((HTTP request to {functions.url}/beforeCreate returned HTTP error "
+        '400: {"error": {"status": "INVALID_ARGUMENT", "message": "no"}}))')
+
+    closed = f"{functions.url}/beforeCreate"
+    functions.close()
+    down = api.v1("accounts:signUp", {"email": "no@example.com", "password": "secret123"})
+    assert down.status_code == 500
+    assert down.json()["error"]["status"] == "INTERNAL"
+    assert error_message(down) == f"BLOCKING_FUNCTION_ERROR_RESPONSE : ((Failed to make request to {closed}.))"
+    missing = api.v1("accounts:lookup", {"email": ["no@example.com"]}, admin=True).json()
+    assert "users" not in missing
