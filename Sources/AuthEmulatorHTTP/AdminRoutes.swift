@@ -134,6 +134,7 @@ extension RouteTable {
             let item = Self.projectAndTenant("v2", "\(kind.rawValue)/{config}")
             let settings = self.settings
             for path in item {
+                for method in [HTTPRequest.Method.get, .patch, .delete] { catalog.add(method, path, access: .admin) }
                 router.on(RouterPath(path), method: .get) { request, context in
                     let api = try await ApiRequest.make(request, context, access: .admin, settings: settings)
                     let id = context.parameters.get("config") ?? ""

@@ -39,7 +39,8 @@ public func buildRouter(emulator: Emulator, config: AppConfig) -> ExactPathRoute
     let settings = HTTPSettings(
         defaultProjectId: config.projectId, adminToken: config.adminToken, maxBodyBytes: config.maxBodyBytes)
     let exact = ExactPaths<AuthRequestContext>()
-    let table = RouteTable(router: router, exact: exact, emulator: emulator, settings: settings)
+    let table = RouteTable(
+        router: router, exact: exact, emulator: emulator, settings: settings, catalog: RouteCatalog())
     table.registerClientRoutes()
     table.registerAdminAccountRoutes()
     table.registerConfigRoutes()

@@ -73,6 +73,9 @@ extension RouteTable {
             try await emulator.refresh(
                 request.decode(SecureTokenRequest.self), defaultProjectId: request.caller.scope.projectId)
         }
+        api(.post, ["\(Self.toolkit)/v2/accounts:revokeToken"], access: .client) {
+            try await emulator.revokeIdpToken($0.body, caller: $0.caller)
+        }
         client("accounts:sendVerificationCode", "sendVerificationCode") {
             try await emulator.sendVerificationCode($0.decode(SendVerificationCodeRequest.self), caller: $0.caller)
         }
@@ -148,9 +151,6 @@ extension RouteTable {
             notImplemented(.post, paths, access: .client, operation: v1)
         }
         notImplemented(.post, ["\(Self.legacy)/signOutUser"], access: .client, operation: "signOutUser")
-        for operation in ["accounts:revokeToken"] {
-            notImplemented(.post, ["\(Self.toolkit)/v2/\(operation)"], access: .client, operation: operation)
-        }
         for operation in ["defaultSupportedIdps"] {
             notImplemented(.get, ["\(Self.toolkit)/v2/\(operation)"], access: .client, operation: operation)
         }

@@ -15,6 +15,16 @@ extension RouteTable {
                     ])
                 ]))
         }
+        let catalog = self.catalog
+        router.get("/emulator/openapi.json") { _, _ in
+            JSONResponse.make(OpenAPIDocument.render(catalog, publicURL: emulator.options.publicURL))
+        }
+        for path in [
+            "/", "/healthz", "/readyz", "/emulator/openapi.json", "/emulator/action", "/emulator/auth/handler",
+            "/emulator/auth/iframe",
+        ] {
+            catalog.add(.get, path, access: .open)
+        }
         router.get("/healthz") { _, _ in JSONResponse.make(.object(["status": "ok"])) }
         router.get("/readyz") { _, _ in
             guard await emulator.store.isReady() else {

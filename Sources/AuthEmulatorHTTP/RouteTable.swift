@@ -8,6 +8,8 @@ struct RouteTable<Context: RequestContext> {
     let exact: ExactPaths<Context>
     let emulator: Emulator
     let settings: HTTPSettings
+    /// What `/emulator/openapi.json` lists.
+    let catalog: RouteCatalog
 
     static var toolkit: String { "/identitytoolkit.googleapis.com" }
     static var legacy: String { "/www.googleapis.com/identitytoolkit/v3/relyingparty" }
@@ -22,6 +24,7 @@ struct RouteTable<Context: RequestContext> {
             return JSONResponse.make(try await handler(api))
         }
         for path in paths {
+            catalog.add(method, path, access: access)
             router.on(RouterPath(path), method: method, use: respond)
             exact.add(path, method: method, middlewares: router.middlewares, handler: respond)
         }

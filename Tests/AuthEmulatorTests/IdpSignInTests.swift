@@ -279,4 +279,27 @@ struct IdpSignInTests {
             #expect(signedIn.string("email") == "a@example.com")
         }
     }
+
+    @Test("v2 accounts:revokeToken (JS revokeAccessToken): the ID token is checked, then {}")
+    func revokeToken() async throws {
+        let harness = try Harness()
+        try await harness.run { client in
+            let claims: [String: JSONValue] = ["sub": "apple-1", "email": "a@example.com", "email_verified": true]
+            let signedIn = try await Self.signIn(client, "apple.com", claims)
+            let path = "/identitytoolkit.googleapis.com/v2/accounts:revokeToken"
+            let body: [String: JSONValue] = [
+                "providerId": "apple.com", "tokenType": "ACCESS_TOKEN", "token": "apple-access-token",
+                "idToken": signedIn["idToken"]!,
+            ]
+            let revoked = try await client.call(.post, path, JSONValue.object(body).jsonString())
+            #expect(revoked.status == 200)
+            #expect(revoked.json == .object([:]))
+            let missing = try await client.call(.post, path, #"{"token":"t","tokenType":"ACCESS_TOKEN"}"#)
+            #expect(missing.errorMessage == "MISSING_ID_TOKEN")
+            let bad = try await client.call(.post, path, #"{"token":"t","idToken":"not-a-token"}"#)
+            #expect(bad.errorMessage == "INVALID_ID_TOKEN")
+            let noKey = try await client.call(.post, path, JSONValue.object(body).jsonString(), key: false)
+            #expect(noKey.status == 403)
+        }
+    }
 }

@@ -429,4 +429,37 @@ struct SpecParityTests {
             #expect(plain.headers[.accessControlAllowOrigin] == nil)
         }
     }
+
+    @Test("/ points at /emulator/openapi.json, which lists every route with its method, parameters and credential")
+    func openAPIDocument() async throws {
+        let harness = try Harness()
+        try await harness.run { client in
+            let root = try await client.call(.get, "/", key: false)
+            let spec = try await client.call(.get, root.string("authEmulator.apiSpec"), key: false)
+            #expect(spec.status == 200)
+            #expect(spec["openapi"] == "3.0.3")
+            let paths = spec["paths"]?.objectValue ?? [:]
+            let signUp = paths["/identitytoolkit.googleapis.com/v1/accounts:signUp"]?["post"]
+            #expect(
+                signUp?["security"]
+                    == .array([
+                        .object(["apiKey": .array([])]), .object(["apiKeyHeader": .array([])]),
+                        .object(["admin": .array([])]),
+                    ]))
+            #expect(paths["/www.googleapis.com/identitytoolkit/v3/relyingparty/signupNewUser"]?["post"] != nil)
+            let codes = paths["/emulator/v1/projects/{project}/tenants/{tenant}/verificationCodes"]?["get"]
+            #expect(codes?["security"] == nil)
+            #expect(
+                codes?["parameters"]?.arrayValue?.compactMap { $0["name"]?.stringValue } == ["project", "tenant"])
+            let idpConfig = paths["/identitytoolkit.googleapis.com/v2/projects/{project}/oauthIdpConfigs/{config}"]
+            #expect(idpConfig?["delete"]?["security"] == .array([.object(["admin": .array([])])]))
+            #expect(paths["/emulator/openapi.json"]?["get"] != nil)
+            // Every parameter-free GET it lists without a credential answers (none is a 404).
+            for (path, methods) in paths where methods["get"] != nil && !path.contains("{") {
+                guard methods["get"]?["security"] == nil else { continue }
+                let reply = try await client.call(.get, path, key: false)
+                #expect(reply.status != 404, "\(path)")
+            }
+        }
+    }
 }

@@ -20,7 +20,7 @@ extension Emulator {
         let scope = caller.scope
         let nowMillis = nowMillisString
         typealias Outcome = (UserRecord, Bool, ScopeSettings, [String: JSONValue])
-        let (user, isNew, settings, sessionClaims): Outcome = try await writeWithBlockingFunctions {
+        let (user, isNew, settings, sessionClaims): Outcome = try await writeWithBlockingFunctions(scope) {
             tx, hooks, random in
             let settings = try self.settings(tx, scope)
             if settings.disableAuth { throw AuthError.projectDisabled }

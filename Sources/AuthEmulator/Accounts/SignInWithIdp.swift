@@ -23,7 +23,7 @@ extension Emulator {
             case answer([String: JSONValue])
             case signedIn(UserRecord, IdpAssertionSummary, ScopeSettings, [String: JSONValue], [String: JSONValue])
         }
-        let outcome: Outcome = try await writeWithBlockingFunctions { tx, hooks, random in
+        let outcome: Outcome = try await writeWithBlockingFunctions(scope) { tx, hooks, random in
             let settings = try self.settings(tx, scope)
             if settings.disableAuth { throw AuthError.projectDisabled }
             if request.returnRefreshToken == true { throw AuthError.notImplemented("signInWithIdp returnRefreshToken") }

@@ -19,7 +19,7 @@ extension Emulator {
         }
         let scope = caller.scope
         let (user, settings, sessionClaims): (UserRecord, ScopeSettings, [String: JSONValue]) =
-            try await writeWithBlockingFunctions { tx, hooks, _ in
+            try await writeWithBlockingFunctions(scope) { tx, hooks, _ in
                 let settings = try self.settings(tx, scope)
                 if settings.disableAuth { throw AuthError.projectDisabled }
                 if !settings.passwordSignUpEnabled { throw AuthError.passwordLoginDisabled }

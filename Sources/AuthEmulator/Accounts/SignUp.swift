@@ -30,7 +30,7 @@ extension Emulator {
     public func signUp(_ request: SignUpRequest, caller: Caller) async throws -> JSONValue {
         let scope = caller.scope
         let nowMillis = nowMillisString
-        let result: (UserRecord, String?, [String: JSONValue]) = try await writeWithBlockingFunctions {
+        let result: (UserRecord, String?, [String: JSONValue]) = try await writeWithBlockingFunctions(scope) {
             tx, hooks, random in
             let settings = try self.settings(tx, scope)
             if settings.disableAuth { throw AuthError.projectDisabled }

@@ -6,8 +6,16 @@ extension Emulator {
     /// and the flow runs again with the answer (its random draws repeated), so nothing is written
     /// until every function has answered and all checks pass against the current state.
     func writeWithBlockingFunctions<T: Sendable>(
-        _ body: @escaping @Sendable (any StoreTransaction, BlockingHooks, any RandomSource) throws -> T
+        _ scope: Scope, _ body: @escaping @Sendable (any StoreTransaction, BlockingHooks, any RandomSource) throws -> T
     ) async throws -> T {
+        // The common case, a scope known to have no functions, runs once and draws as usual; if
+        // functions were configured meanwhile, it starts over below.
+        if let cached = settingsCache.lookup(scope).0, cached.blockingFunctions.triggers.isEmpty {
+            let random = self.random
+            do {
+                return try await store.write { tx in try body(tx, BlockingHooks(), random) }
+            } catch is BlockingFunctionCall {}
+        }
         let random = ReplayingRandomSource(self.random)
         var hooks = BlockingHooks()
         while true {

@@ -61,7 +61,7 @@ extension Emulator {
             case signedIn(UserRecord, MfaPendingCredential, SecondFactorClaim, [String: JSONValue])
             case failed(AuthError)
         }
-        let outcome: Outcome = try await writeWithBlockingFunctions { tx, hooks, _ in
+        let outcome: Outcome = try await writeWithBlockingFunctions(scope) { tx, hooks, _ in
             let settings = try self.settings(tx, scope)
             if settings.disableAuth { throw AuthError.projectDisabled }
             let totp = request.totpVerificationInfo != nil && request.phoneVerificationInfo == nil

@@ -67,7 +67,7 @@ extension Emulator {
             case conflict(TemporaryProof)
             case failed(AuthError)
         }
-        let outcome: Outcome = try await writeWithBlockingFunctions { tx, hooks, random in
+        let outcome: Outcome = try await writeWithBlockingFunctions(scope) { tx, hooks, random in
             let settings = try self.settings(tx, scope)
             if settings.disableAuth { throw AuthError.projectDisabled }
             let phone: String

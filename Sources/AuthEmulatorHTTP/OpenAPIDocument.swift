@@ -1,0 +1,125 @@
+import AuthEmulator
+import Foundation
+import HTTPTypes
+
+/// Every API route as registered, for `/emulator/openapi.json` (filled while the router is built).
+final class RouteCatalog: @unchecked Sendable {
+    struct Entry {
+        var method: HTTPRequest.Method
+        var path: String
+        var access: Access
+    }
+    private let lock = NSLock()
+    private var entries: [Entry] = []
+
+    func add(_ method: HTTPRequest.Method, _ path: String, access: Access) {
+        lock.withLock { entries.append(Entry(method: method, path: path, access: access)) }
+    }
+
+    var all: [Entry] { lock.withLock { entries } }
+}
+
+/// An OpenAPI 3.0 description of the routes the daemon answers: paths, methods, path parameters,
+/// credentials and the error envelope. Bodies follow Google's Identity Toolkit discovery documents
+/// and are not repeated here.
+enum OpenAPIDocument {
+    static func render(_ catalog: RouteCatalog, publicURL: String) -> JSONValue {
+        var paths: [String: [String: JSONValue]] = [:]
+        for entry in catalog.all {
+            let method = entry.method.rawValue.lowercased()
+            var operation: [String: JSONValue] = [
+                "operationId": .string("\(method) \(entry.path)"),
+                "tags": .array([.string(tag(entry.path))]),
+                "responses": .object([
+                    "200": .object(["description": "The operation's JSON answer."]),
+                    "default": .object([
+                        "description": "An error in the Identity Toolkit envelope.",
+                        "content": .object([
+                            "application/json": .object(["schema": .object(["$ref": "#/components/schemas/Error"])])
+                        ]),
+                    ]),
+                ]),
+            ]
+            let parameters = pathParameters(entry.path)
+            if !parameters.isEmpty { operation["parameters"] = .array(parameters) }
+            if let security = security(entry.access) { operation["security"] = security }
+            if entry.method == .post || entry.method == .patch {
+                operation["requestBody"] = .object([
+                    "required": false,
+                    "content": .object([
+                        "application/json": .object(["schema": .object(["type": "object"])]),
+                        "application/x-www-form-urlencoded": .object(["schema": .object(["type": "object"])]),
+                    ]),
+                ])
+            }
+            paths[entry.path, default: [:]][method] = .object(operation)
+        }
+        return .object([
+            "openapi": "3.0.3",
+            "info": .object([
+                "title": "authemu: Firebase Authentication / Identity Platform emulator",
+                "version": "1",
+                "description":
+                    "Identity Toolkit v1/v2, legacy v3 relyingparty paths, securetoken, and the emulator's own endpoints.",
+            ]),
+            "servers": .array([.object(["url": .string(publicURL)])]),
+            "paths": .object(paths.mapValues { JSONValue.object($0) }),
+            "components": .object([
+                "securitySchemes": .object([
+                    "apiKey": .object(["type": "apiKey", "in": "query", "name": "key"]),
+                    "apiKeyHeader": .object(["type": "apiKey", "in": "header", "name": "x-goog-api-key"]),
+                    "admin": .object([
+                        "type": "http", "scheme": "bearer",
+                        "description": "The admin credential (`Bearer owner` unless configured otherwise).",
+                    ]),
+                ]),
+                "schemas": .object([
+                    "Error": .object([
+                        "type": "object",
+                        "properties": .object([
+                            "error": .object([
+                                "type": "object",
+                                "properties": .object([
+                                    "code": .object(["type": "integer"]),
+                                    "message": .object(["type": "string", "description": "CODE or CODE : detail"]),
+                                    "status": .object(["type": "string"]),
+                                    "errors": .object(["type": "array", "items": .object(["type": "object"])]),
+                                ]),
+                            ])
+                        ]),
+                    ])
+                ]),
+            ]),
+        ])
+    }
+
+    static let apiKey: JSONValue = .object(["apiKey": .array([])])
+    static let apiKeyHeader: JSONValue = .object(["apiKeyHeader": .array([])])
+
+    static func security(_ access: Access) -> JSONValue? {
+        switch access {
+        case .client: .array([apiKey, apiKeyHeader, .object(["admin": .array([])])])
+        case .apiKey: .array([apiKey, apiKeyHeader])
+        case .admin: .array([.object(["admin": .array([])])])
+        case .open: nil
+        }
+    }
+
+    static func pathParameters(_ path: String) -> [JSONValue] {
+        path.split(separator: "/").compactMap { component in
+            guard component.hasPrefix("{"), component.hasSuffix("}") else { return nil }
+            return .object([
+                "name": .string(String(component.dropFirst().dropLast())), "in": "path", "required": true,
+                "schema": .object(["type": "string"]),
+            ])
+        }
+    }
+
+    static func tag(_ path: String) -> String {
+        if path.hasPrefix("/emulator") { return "emulator" }
+        if path.hasPrefix("/securetoken") { return "securetoken" }
+        if path.hasPrefix("/www.googleapis.com") { return "v3 (legacy)" }
+        let parts = path.split(separator: "/")
+        return parts.count > 1 ? "identitytoolkit \(parts[1])" : "other"
+    }
+}
