@@ -164,6 +164,33 @@ struct BlockingFunctionTests {
         }
     }
 
+    @Test("the Functions SDKs' photoURL is applied; an imported user gets its upload time as creation time")
+    func functionsSdkSpelling() async throws {
+        let functions = FakeFunctions()
+        functions.reply(
+            "beforeSignIn", #"{"userRecord":{"updateMask":"photoURL","photoURL":"http://localhost/sdk.png"}}"#)
+        try await Harness().run(functions: functions) { client in
+            let imported = try await client.v1(
+                "projects/example/accounts:batchCreate",
+                [
+                    "users": .array([
+                        .object(["localId": "imported-1", "email": "old@example.com", "rawPassword": "secret123"])
+                    ])
+                ],
+                admin: true)
+            #expect(imported.status == 200)
+            try await Self.configure(client, ["beforeSignIn": Self.beforeSignIn])
+            let signedIn = try await client.v1(
+                "accounts:signInWithPassword", ["email": "old@example.com", "password": "secret123"])
+            #expect(signedIn.string("idToken").jwtPayload["picture"] == "http://localhost/sdk.png")
+            let record = functions.calls[0].claims["user_record"]
+            let stored = try await Self.lookup(client, "imported-1")
+            #expect(stored?["createdAt"]?.stringValue != nil)
+            #expect(record?.value(at: "metadata.creation_time") == stored?["createdAt"])
+            #expect(record?["provider_data"]?[0]?["uid"] == "old@example.com")
+        }
+    }
+
     @Test("mfaSignIn:finalize runs beforeSignIn with the second factor; the first factor does not")
     func mfaFinalize() async throws {
         let functions = FakeFunctions()

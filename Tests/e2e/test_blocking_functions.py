@@ -111,3 +111,88 @@ def test_a_function_that_refuses_or_is_down_stops_the_sign_up(api, functions):
     assert error_message(down) == f"BLOCKING_FUNCTION_ERROR_RESPONSE : ((Failed to make request to {closed}.))"
     missing = api.v1("accounts:lookup", {"email": ["no@example.com"]}, admin=True).json()
     assert "users" not in missing
+
+
+class FunctionsSdkServer:
+    """beforeCreate / beforeSignIn written with the firebase-functions Python SDK (PyPI), served by
+    Flask: the SDK parses the emulator's JWT and builds the answer exactly as deployed functions do."""
+
+    def __init__(self, project):
+        import firebase_admin
+        import flask
+        import google.auth.credentials
+        from firebase_admin import credentials
+        from firebase_functions import https_fn, identity_fn
+        from werkzeug.serving import make_server
+
+        class OfflineCredential(credentials.Base):
+            def get_credential(self):
+                return google.auth.credentials.AnonymousCredentials()
+
+        if firebase_admin._DEFAULT_APP_NAME not in firebase_admin._apps:
+            firebase_admin.initialize_app(OfflineCredential(), {"projectId": project})
+        self.events = []
+
+        @identity_fn.before_user_created()
+        def before_create(event):
+            self.events.append(event)
+            if event.data.email.startswith("blocked"):
+                raise https_fn.HttpsError(https_fn.FunctionsErrorCode.PERMISSION_DENIED, "Not on the list.")
+            return identity_fn.BeforeCreateResponse(
+                display_name="From beforeCreate", photo_url="http://localhost/p.png",
+                custom_claims={"role": "reader"})
+
+        @identity_fn.before_user_signed_in()
+        def before_sign_in(event):
+            self.events.append(event)
+            return identity_fn.BeforeSignInResponse(session_claims={"via": event.additional_user_info.provider_id})
+
+        app = flask.Flask("functions")
+        app.add_url_rule("/beforeCreate", "beforeCreate", lambda: before_create(flask.request), methods=["POST"])
+        app.add_url_rule("/beforeSignIn", "beforeSignIn", lambda: before_sign_in(flask.request), methods=["POST"])
+        self.server = make_server("127.0.0.1", 0, app, threaded=True)
+        self.url = f"http://127.0.0.1:{self.server.server_port}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.server.shutdown()
+
+
+@pytest.fixture
+def functions_sdk(api, daemon, monkeypatch):
+    # The SDK skips the signature check when it runs against the Auth emulator.
+    monkeypatch.setenv("FIREBASE_AUTH_EMULATOR_HOST", f"127.0.0.1:{daemon.port}")
+    server = FunctionsSdkServer(PROJECT)
+    yield server
+    server.close()
+    cleared = api.admin("PATCH", f"admin/v2/projects/{PROJECT}/config",
+                        {"blockingFunctions": {}}, params={"updateMask": "blockingFunctions"})
+    assert cleared.status_code == 200, cleared.text
+
+
+def test_functions_written_with_the_firebase_functions_sdk(api, functions_sdk):
+    set_triggers(api, {"beforeCreate": f"{functions_sdk.url}/beforeCreate",
+                       "beforeSignIn": f"{functions_sdk.url}/beforeSignIn"})
+    up = api.v1("accounts:signUp", {"email": "reader@example.com", "password": "secret123",
+                                    "returnSecureToken": True})
+    assert up.status_code == 200, up.text
+    claims = jwt_claims(up.json()["idToken"])
+    assert claims["name"] == "From beforeCreate"
+    assert claims["picture"] == "http://localhost/p.png"
+    assert (claims["role"], claims["via"]) == ("reader", "password")
+
+    created, signed_in = functions_sdk.events
+    assert created.data.uid == up.json()["localId"]
+    assert created.data.email == "reader@example.com"
+    assert created.additional_user_info.is_new_user is True
+    assert created.data.metadata.creation_time is not None
+    assert signed_in.data.display_name == "From beforeCreate"
+    assert signed_in.data.custom_claims == {"role": "reader"}
+    assert signed_in.additional_user_info.is_new_user is False
+
+    refused = api.v1("accounts:signUp", {"email": "blocked@example.com", "password": "secret123"})
+    assert refused.status_code == 400
+    message = error_message(refused)
+    assert message.startswith("BLOCKING_FUNCTION_ERROR_RESPONSE : ((HTTP request to "
+                              f"{functions_sdk.url}/beforeCreate returned HTTP error 403: ")
+    assert "Not on the list." in message

@@ -77,7 +77,8 @@ extension Emulator {
             var errors: [JSONValue] = []
             for (index, input) in users.enumerated() {
                 do {
-                    let user = try Emulator.importedRecord(input, scope: scope, random: random)
+                    let user = try Emulator.importedRecord(
+                        input, scope: scope, random: random, uploadMillis: self.nowMillisString)
                     try Emulator.checkImportConflicts(
                         tx, user, scope: scope, request: request, oneAccountPerEmail: !settings.allowDuplicateEmails)
                     try tx.save(scope, user)
@@ -154,7 +155,9 @@ extension Emulator {
         }
     }
 
-    static func importedRecord(_ input: BatchCreateRequest.ImportedUser, scope: Scope, random: any RandomSource)
+    static func importedRecord(
+        _ input: BatchCreateRequest.ImportedUser, scope: Scope, random: any RandomSource, uploadMillis: String
+    )
         throws -> UserRecord
     {
         guard let localId = input.localId, !localId.isEmpty else { throw AuthError("localId is missing") }
@@ -175,7 +178,8 @@ extension Emulator {
         }
         user.disabled = input.disabled
         if let claims = input.customAttributes { user.customAttributes = try CustomClaims.validate(claims) }
-        user.createdAt = input.createdAt
+        // As production and firebase-tools: a user imported without a creation time was created now.
+        user.createdAt = input.createdAt.flatMap { Double($0) != nil ? $0 : nil } ?? uploadMillis
         user.lastLoginAt = input.lastLoginAt
         user.lastRefreshAt = input.lastRefreshAt
         user.validSince = input.validSince

@@ -84,7 +84,8 @@ extension Emulator {
         for field in mask.split(separator: ",") {
             switch field {
             case "displayName": answer.displayName = .some(coercedString(record["displayName"]))
-            case "photoUrl": answer.photoUrl = .some(coercedString(record["photoUrl"]))
+            // The Functions SDKs (Node and Python) send `photoURL`; firebase-tools reads only `photoUrl`.
+            case "photoUrl", "photoURL": answer.photoUrl = .some(coercedString(record[String(field)]))
             case "disabled": answer.disabled = isTruthy(record["disabled"])
             case "emailVerified": answer.emailVerified = isTruthy(record["emailVerified"])
             case "customClaims":
@@ -147,7 +148,8 @@ extension Emulator {
                 entry.setIfPresent("display_name", provider.displayName.map(JSONValue.string))
                 entry.setIfPresent("photo_url", provider.photoUrl.map(JSONValue.string))
                 entry.setIfPresent("email", provider.email.map(JSONValue.string))
-                entry.setIfPresent("uid", provider.rawId.map(JSONValue.string))
+                // The Python Functions SDK reads `uid` of every entry.
+                entry["uid"] = .string(provider.rawId ?? provider.federatedId ?? provider.email ?? "")
                 entry.setIfPresent("phone_number", provider.phoneNumber.map(JSONValue.string))
                 return .object(entry)
             })
@@ -166,12 +168,13 @@ extension Emulator {
                     })
             ])
         }
-        if user.lastLoginAt != nil || user.createdAt != nil {
-            var metadata: [String: JSONValue] = [:]
-            metadata.setIfPresent("last_sign_in_time", user.lastLoginAt.map(JSONValue.string))
-            metadata.setIfPresent("creation_time", user.createdAt.map(JSONValue.string))
-            record["metadata"] = .object(metadata)
-        }
+        // Always there: the Python Functions SDK reads `metadata.creation_time` unconditionally
+        // (an imported user may have no creation time; it reads as now).
+        var metadata: [String: JSONValue] = [
+            "creation_time": .string(user.createdAt ?? String(clock.now().epochMillis))
+        ]
+        metadata.setIfPresent("last_sign_in_time", user.lastLoginAt.map(JSONValue.string))
+        record["metadata"] = .object(metadata)
         let context = call.context
         var claims: [String: JSONValue] = [
             "iss": .string("https://securetoken.google.com/\(call.scope.projectId)"),
