@@ -52,9 +52,7 @@ def functions(api):
     server = FunctionServer()
     yield server
     server.close()
-    cleared = api.admin("PATCH", f"admin/v2/projects/{PROJECT}/config",
-                        {"blockingFunctions": {}}, params={"updateMask": "blockingFunctions"})
-    assert cleared.status_code == 200, cleared.text
+    set_triggers(api, {})
 
 
 def set_triggers(api, triggers):
@@ -165,9 +163,7 @@ def functions_sdk(api, daemon, monkeypatch):
     server = FunctionsSdkServer(PROJECT)
     yield server
     server.close()
-    cleared = api.admin("PATCH", f"admin/v2/projects/{PROJECT}/config",
-                        {"blockingFunctions": {}}, params={"updateMask": "blockingFunctions"})
-    assert cleared.status_code == 200, cleared.text
+    set_triggers(api, {})
 
 
 def test_functions_written_with_the_firebase_functions_sdk(api, functions_sdk):
