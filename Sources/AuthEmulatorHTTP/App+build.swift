@@ -20,6 +20,8 @@ public struct AppConfig: Sendable {
     public var publicURL: String?
     /// Per-project settings from the configuration file (v2 Config / Tenant shapes).
     public var projects: JSONValue?
+    /// `rs256`: ID tokens and session cookies signed with the daemon's stored key.
+    public var tokenSigning = TokenSigning.none
 
     public init() {}
 
@@ -58,6 +60,7 @@ public func makeEmulator(
         options: EmulatorOptions(defaultProjectId: config.projectId, publicURL: config.resolvedPublicURL),
         logger: logger, blockingFunctionTransport: BlockingFunctionHTTPClient())
     if let projects = config.projects { try await emulator.applyProjectSeeds(projects) }
+    if config.tokenSigning == .rs256 { try await emulator.enableSignedTokens() }
     return emulator
 }
 

@@ -154,7 +154,5 @@ extension RouteTable {
         for operation in ["defaultSupportedIdps"] {
             notImplemented(.get, ["\(Self.toolkit)/v2/\(operation)"], access: .client, operation: operation)
         }
-        notImplemented(
-            .get, ["\(Self.toolkit)/v1/sessionCookiePublicKeys"], access: .client, operation: "sessionCookiePublicKeys")
     }
 }

@@ -26,6 +26,7 @@ extension RouteTable {
             catalog.add(.get, path, access: .open)
         }
         router.get("/healthz") { _, _ in JSONResponse.make(.object(["status": "ok"])) }
+        registerSigningKeyRoutes()
         router.get("/readyz") { _, _ in
             guard await emulator.store.isReady() else {
                 return ErrorEnvelope.response(for: .storeUnavailable("the store is not open"))

@@ -142,6 +142,17 @@ enum Schema {
                         WHERE email IS NOT NULL;
                     """)
         }
+        // The RS256 key of `token_signing: rs256`, so signed tokens verify across restarts.
+        migrator.registerMigration("v8-signing-keys") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE signing_keys (
+                        kid TEXT NOT NULL PRIMARY KEY,
+                        created_at INTEGER NOT NULL,
+                        data BLOB NOT NULL
+                    )
+                    """)
+        }
         return migrator
     }()
 }

@@ -22,13 +22,14 @@ struct ConfigLayer {
     var logLevel: String?
     var logFormat: String?
     var shutdownTimeoutSeconds: Int?
+    var tokenSigning: TokenSigning?
     /// Per-project settings (file only), in the v2 Config / Tenant JSON shapes.
     var projects: JSONValue?
 
     /// Every key the file and the environment accept (environment: `AUTHEMU_` + upper case).
     static let keys = [
         "host", "port", "project", "data", "ephemeral", "admin_token", "max_body_bytes", "public_url", "log_level",
-        "log_format", "shutdown_timeout_seconds",
+        "log_format", "shutdown_timeout_seconds", "token_signing",
     ]
 
     mutating func set(_ key: String, _ value: Any, source: String) throws {
@@ -82,6 +83,12 @@ struct ConfigLayer {
             }
             logFormat = format
         case "shutdown_timeout_seconds": shutdownTimeoutSeconds = try integer(0...3600)
+        case "token_signing":
+            let name = try string().lowercased()
+            guard let signing = TokenSigning(rawValue: name) else {
+                throw ConfigError(description: "\(source): key 'token_signing' must be none or rs256, got '\(name)'")
+            }
+            tokenSigning = signing
         case "public_url": publicURL = try string()
         case "log_level":
             let level = try string().lowercased()
@@ -142,7 +149,7 @@ struct ConfigLayer {
             maxBodyBytes: maxBodyBytes ?? lower.maxBodyBytes, publicURL: publicURL ?? lower.publicURL,
             logLevel: logLevel ?? lower.logLevel, logFormat: logFormat ?? lower.logFormat,
             shutdownTimeoutSeconds: shutdownTimeoutSeconds ?? lower.shutdownTimeoutSeconds,
-            projects: projects ?? lower.projects)
+            tokenSigning: tokenSigning ?? lower.tokenSigning, projects: projects ?? lower.projects)
     }
 
     func appConfig() -> AppConfig {
@@ -156,6 +163,7 @@ struct ConfigLayer {
         if let maxBodyBytes { config.maxBodyBytes = maxBodyBytes }
         config.publicURL = publicURL
         config.projects = projects
+        if let tokenSigning { config.tokenSigning = tokenSigning }
         return config
     }
 }

@@ -20,6 +20,8 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Default project id that every API key maps to (default demo-project).") var project: String?
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel: String?
     @Option(help: "Log format: auto (journal under systemd, else text), text, json, journal.") var logFormat: String?
+    @Option(help: "Token signing: none (unsigned, as firebase-tools) or rs256 (signed; keys at the JWKS URLs).")
+    var tokenSigning: String?
     @Option(name: .customLong("import"), help: "Import a firebase-tools or authemu export directory at start.")
     var importDirectory: String?
 
@@ -33,6 +35,7 @@ struct Serve: AsyncParsableCommand {
         if let project { try flags.set("project", project, source: "--project") }
         if let logLevel { try flags.set("log_level", logLevel, source: "--log-level") }
         if let logFormat { try flags.set("log_format", logFormat, source: "--log-format") }
+        if let tokenSigning { try flags.set("token_signing", tokenSigning, source: "--token-signing") }
         return (flags, try ConfigLayer.fromEnvironment(ProcessInfo.processInfo.environment))
     }
 

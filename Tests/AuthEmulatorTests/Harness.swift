@@ -35,12 +35,14 @@ struct Harness {
 
     /// Runs `body` against a fresh application; every call goes through the real router.
     func run(
-        functions: (any BlockingFunctionTransport)? = nil, _ body: @Sendable @escaping (Client) async throws -> Void
+        functions: (any BlockingFunctionTransport)? = nil, signedTokens: Bool = false,
+        _ body: @Sendable @escaping (Client) async throws -> Void
     ) async throws {
         let emulator = await Emulator(
             store: store, clock: clock, random: SeededRandomSource(seed: 42),
             options: EmulatorOptions(defaultProjectId: config.projectId, publicURL: "http://127.0.0.1:9099"),
             blockingFunctionTransport: functions)
+        if signedTokens { try await emulator.enableSignedTokens() }
         let app = Application(router: buildRouter(emulator: emulator, config: config))
         try await app.test(.router) { client in try await body(Client(client: client)) }
     }

@@ -82,6 +82,20 @@ public struct RefreshToken: Codable, Sendable, Equatable {
 }
 
 public enum Base64 {
+    /// Unpadded base64url of bytes (JWK members, RFC 7515 §2).
+    public static func url(_ data: some DataProtocol) -> String {
+        var text = Data(data).base64EncodedString()
+        while text.hasSuffix("=") { text.removeLast() }
+        return String(
+            text.map { character in
+                switch character {
+                case "+": "-"
+                case "/": "_"
+                default: character
+                }
+            })
+    }
+
     /// Standard padded base64 from base64 or base64url with or without padding.
     public static func padded(_ string: String) -> String {
         var string = string

@@ -60,6 +60,8 @@ struct IdTokenPayload: JWTPayload {
 public struct TokenService: Sendable {
     public static let idTokenLifetime: Int64 = 3600
     let keys: JWTKeyCollection
+    /// The RS256 key ID tokens and session cookies are signed with (none: unsigned).
+    let signing = SigningState()
     private let decoded = BoundedCache<String, IdTokenClaims>(capacity: 1024)
     let clock: any AuthClock
 
@@ -111,7 +113,7 @@ public struct TokenService: Sendable {
         claims["aud"] = .string(scope.projectId)
         claims["iss"] = .string("https://securetoken.google.com/\(scope.projectId)")
         claims["sub"] = .string(user.localId)
-        return try await keys.sign(JSONClaims(claims))
+        return try await keys.sign(JSONClaims(claims), kid: signing.kid)
     }
 
     static func identities(of user: UserRecord) -> [String: JSONValue] {
@@ -156,7 +158,7 @@ public struct TokenService: Sendable {
         raw["iat"] = .number(Double(now))
         raw["exp"] = .number(Double(now + validDuration))
         raw["iss"] = .string("https://session.firebase.google.com/\(projectId)")
-        return try await keys.sign(JSONClaims(raw))
+        return try await keys.sign(JSONClaims(raw), kid: signing.kid)
     }
 
     /// An unsigned (`alg: none`) JWT of arbitrary claims (what blocking functions receive).
