@@ -34,6 +34,8 @@ ROUTES = [("POST", f"{V1}/accounts:{op}") for op in [
     ("POST", f"{IT}/v2/projects/{PROJECT}/oauthIdpConfigs"), ("PATCH", f"{IT}/v2/projects/{PROJECT}/oauthIdpConfigs/oidc.x"),
     ("GET", f"{E}/smsMessages"), ("GET", f"{E}/totpCodes"), ("PATCH", f"{E}/config"), ("POST", f"{E}/appCredentials"),
     ("POST", f"{E}/appVerification:failNext"), ("GET", f"{E}/apnsPushes"), ("GET", "/emulator/action"),
+    ("POST", f"{IT}/v2/accounts:revokeToken"), ("GET", "/emulator/openapi.json"), ("GET", "/emulator/auth/handler"),
+    ("GET", "/www.googleapis.com/service_accounts/v1/jwk/securetoken@system.gserviceaccount.com"),
 ]
 FIELDS = ["email", "password", "idToken", "refreshToken", "grantType", "phoneNumber", "sessionInfo", "code",
           "localId", "tenantId", "mfaPendingCredential", "mfaEnrollmentId", "phoneEnrollmentInfo",
