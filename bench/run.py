@@ -20,6 +20,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 RELEASE = ROOT / ".build" / "release"
+AUTHEMU = RELEASE / "authemu"  # --authemu replaces it (e.g. to compare two builds)
 LUA = Path(__file__).resolve().parent / "lua"
 PROJECT = "bench-project"
 
@@ -81,7 +82,7 @@ class Server:
 
 
 def authemu(data):
-    return Server([RELEASE / "authemu", "serve", "--port", "{port}", "--project", PROJECT, "--data", data,
+    return Server([AUTHEMU, "serve", "--port", "{port}", "--project", PROJECT, "--data", data,
                    "--log-level", "error"])
 
 
@@ -146,7 +147,7 @@ def cold_start(data, runs):
             sock.settimeout(30)
             port = free_port()
             start = time.monotonic()
-            proc = subprocess.Popen([RELEASE / "authemu", "serve", "--port", str(port), "--data", data,
+            proc = subprocess.Popen([AUTHEMU, "serve", "--port", str(port), "--data", data,
                                      "--log-level", "error"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                     env={**os.environ, "NOTIFY_SOCKET": path})
             while b"READY=1" not in sock.recv(4096):
@@ -155,7 +156,7 @@ def cold_start(data, runs):
             sock.close()
             proc.terminate()
             proc.wait()
-            proc = subprocess.Popen([RELEASE / "authemu", "serve", "--port", str(port), "--data", data,
+            proc = subprocess.Popen([AUTHEMU, "serve", "--port", str(port), "--data", data,
                                      "--log-level", "error"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             start = time.monotonic()
             wait_ready(f"http://127.0.0.1:{port}", proc)
@@ -165,13 +166,39 @@ def cold_start(data, runs):
     return statistics.median(ready) * 1000, statistics.median(first) * 1000
 
 
+def ms(us):
+    return f"{us / 1000:.2f}"
+
+
+def print_requests(options, base_results, flows, results):
+    print(f"\nauthemu benchmark — {os.cpu_count()} cores, wrk {options.seconds} s per cell, release builds\n")
+    print(f"{'flow':32} {'conns':>5} {'req/s':>9} {'flows/s':>8} {'p50 ms':>7} {'p99 ms':>7} "
+          f"{'vs baseline req/s':>18} {'p50 vs base':>11} {'CPU us/req':>10} {'CPU vs base':>11} {'non-2xx':>7}")
+    for connections in (1, 4):
+        b = base_results[connections]
+        print(f"{'baseline (fixed JSON)':32} {connections:>5} {b['rps']:>9.0f} {'':>8} {ms(b['p50_us']):>7} "
+              f"{ms(b['p99_us']):>7} {'1.00':>18} {'1.00':>11} {b['cpu_us']:>10.0f} {'1.00':>11} {b['non2xx']:>7}")
+    for name, script, steps in flows:
+        for connections in (1, 4):
+            r, steps = results[(name, connections)]
+            b = base_results[connections]
+            print(f"{name:32} {connections:>5} {r['rps']:>9.0f} {r['rps'] / steps:>8.0f} {ms(r['p50_us']):>7} "
+                  f"{ms(r['p99_us']):>7} {r['rps'] / b['rps']:>18.2f} {r['p50_us'] / max(1, b['p50_us']):>11.2f} "
+                  f"{r['cpu_us']:>10.0f} {r['cpu_us'] / max(1, b['cpu_us']):>11.2f} {r['non2xx']:>7}")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--seconds", type=int, default=5, help="wrk duration per measurement")
     parser.add_argument("--accounts", type=int, default=1_000_000, help="accounts for the scale figures")
     parser.add_argument("--starts", type=int, default=20, help="cold starts to take the median of")
+    parser.add_argument("--authemu", help="the authemu binary to measure (default: .build/release/authemu)")
+    parser.add_argument("--throughput-only", action="store_true",
+                        help="only the request table (no scale, memory or cold-start figures)")
     options = parser.parse_args()
-    rows = []
+    if options.authemu:
+        global AUTHEMU
+        AUTHEMU = Path(options.authemu).resolve()
     work = Path(tempfile.mkdtemp(prefix="authemu-bench-"))
 
     baseline = Server([RELEASE / "authemu-bench-baseline", "{port}"])
@@ -196,6 +223,10 @@ def main():
             results[(name, connections)] = (wrk(server, script, connections, options.seconds, env), steps)
     small_latency = {s: wrk(server, s, 1, options.seconds, env)["p50_us"] for s in ("signin.lua", "lookup.lua")}
     server.stop()
+    if options.throughput_only:
+        print_requests(options, base_results, flows, results)
+        shutil.rmtree(work, ignore_errors=True)
+        return 0
 
     big = str(work / "big.sqlite")
     server = authemu(big)
@@ -214,23 +245,7 @@ def main():
     cold_empty = cold_start(empty, options.starts)
     cold_big = cold_start(big, options.starts)
 
-    def ms(us):
-        return f"{us / 1000:.2f}"
-
-    print(f"\nauthemu benchmark — {os.cpu_count()} cores, wrk {options.seconds} s per cell, release builds\n")
-    print(f"{'flow':32} {'conns':>5} {'req/s':>9} {'flows/s':>8} {'p50 ms':>7} {'p99 ms':>7} "
-          f"{'vs baseline req/s':>18} {'p50 vs base':>11} {'CPU us/req':>10} {'CPU vs base':>11} {'non-2xx':>7}")
-    for connections in (1, 4):
-        b = base_results[connections]
-        print(f"{'baseline (fixed JSON)':32} {connections:>5} {b['rps']:>9.0f} {'':>8} {ms(b['p50_us']):>7} "
-              f"{ms(b['p99_us']):>7} {'1.00':>18} {'1.00':>11} {b['cpu_us']:>10.0f} {'1.00':>11} {b['non2xx']:>7}")
-    for name, script, steps in flows:
-        for connections in (1, 4):
-            r, steps = results[(name, connections)]
-            b = base_results[connections]
-            print(f"{name:32} {connections:>5} {r['rps']:>9.0f} {r['rps'] / steps:>8.0f} {ms(r['p50_us']):>7} "
-                  f"{ms(r['p99_us']):>7} {r['rps'] / b['rps']:>18.2f} {r['p50_us'] / max(1, b['p50_us']):>11.2f} "
-                  f"{r['cpu_us']:>10.0f} {r['cpu_us'] / max(1, b['cpu_us']):>11.2f} {r['non2xx']:>7}")
+    print_requests(options, base_results, flows, results)
     print()
     print(f"cold start to READY=1 (median of {options.starts}): empty {cold_empty[0]:.1f} ms, "
           f"{options.accounts:,} accounts {cold_big[0]:.1f} ms")

@@ -8,7 +8,7 @@ public final class SQLiteStore: AuthStore {
     let writer: any DatabaseWriter
     let userCache = StoredRecordCache<UserRecord>()
     let smsCache = StoredRecordCache<SmsMessage>()
-    let writesInProgress = WriteCounter()
+    let groupCommit = GroupCommit()
 
     /// Opens (creating if absent) the database at `path`. An existing file that is not an authemu
     /// database, is truncated or corrupt, or was written by a newer authemu is refused and left
@@ -94,8 +94,9 @@ public final class SQLiteStore: AuthStore {
 
     // Transactions are short (no awaits inside) and run on the calling task's thread through
     // GRDB's synchronous API: the asynchronous API's hop to a dispatch queue and back costs two
-    // thread wake-ups per request. Reads have a pool of connections; a write that would have to
-    // wait for another one waits suspended instead, not blocking one of the few task-pool threads.
+    // thread wake-ups per request. Reads have a pool of connections; a write that finds another
+    // one running waits suspended, not blocking one of the few task-pool threads, and is committed
+    // with the others that waited (`GroupCommit`).
     public func read<T: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) throws -> T) async throws -> T {
         try mapped {
             try self.writer.unsafeRead { db in
@@ -107,21 +108,16 @@ public final class SQLiteStore: AuthStore {
     }
 
     public func write<T: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) throws -> T) async throws -> T {
-        let contended = writesInProgress.enter() > 1
-        defer { writesInProgress.leave() }
-        let transaction: @Sendable (Database) throws -> T = { db in
-            try db.transaction("BEGIN IMMEDIATE TRANSACTION") {
-                try body(SQLiteTransaction(db: db, userCache: self.userCache, smsCache: self.smsCache))
-            }
+        let job = GroupCommit.Job { db in
+            try body(SQLiteTransaction(db: db, userCache: self.userCache, smsCache: self.smsCache))
         }
-        if contended {
-            do {
-                return try await writer.writeWithoutTransaction(transaction)
-            } catch {
-                throw Self.unavailable(error)
-            }
+        let outcome = await groupCommit.submit(job) { jobs in
+            self.writer.writeWithoutTransaction { db in db.runBatch(jobs) }
         }
-        return try mapped { try self.writer.writeWithoutTransaction(transaction) }
+        switch outcome {
+        case .success(let value): return value as! T  // the job returns `body`'s T
+        case .failure(let error): throw Self.unavailable(error)
+        }
     }
 
     public func isReady() async -> Bool {
@@ -172,21 +168,6 @@ extension Database {
             throw error
         }
     }
-}
-
-/// How many writes are running or waiting for the writer connection.
-final class WriteCounter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var count = 0
-
-    /// Counts a write in; returns how many there are now, this one included.
-    func enter() -> Int {
-        lock.withLock {
-            count += 1
-            return count
-        }
-    }
-    func leave() { lock.withLock { count -= 1 } }
 }
 
 /// Why a database file was refused at start-up.

@@ -1,7 +1,8 @@
 import AuthEmulator
-import AuthEmulatorSQLite
 import Foundation
 import Testing
+
+@testable import AuthEmulatorSQLite
 
 /// One suite every store must pass (Dex-style), run on file and in-memory SQLite.
 @Suite("Store conformance")
@@ -165,6 +166,52 @@ struct StoreConformanceTests {
         }
     }
 
+    @Test("writes that queue behind a running one commit together; each gets its own result or error")
+    func groupCommit() async throws {
+        for (name, store) in try Self.stores() {
+            let scope = Scope(projectId: "p")
+            let started = Flag()
+            let gate = DispatchSemaphore(value: 0)
+            let first = Task {
+                try await store.write { tx in
+                    try tx.save(scope, UserRecord(localId: "first"))
+                    started.set()
+                    gate.wait()
+                    return -1
+                }
+            }
+            while !started.isSet { await Task.yield() }
+            let before = store.groupCommit.statistics
+            let queued = (0..<20).map { index in
+                Task {
+                    try await store.write { tx in
+                        try tx.save(scope, UserRecord(localId: "u\(index)"))
+                        if index % 4 == 0 { throw AuthError.emailExists }
+                        return index
+                    }
+                }
+            }
+            while store.groupCommit.waitingCount < 20 { await Task.yield() }
+            gate.signal()
+            #expect(try await first.value == -1, "\(name)")
+            for (index, task) in queued.enumerated() {
+                if index % 4 == 0 {
+                    await #expect(throws: AuthError.emailExists) { try await task.value }
+                } else {
+                    #expect(try await task.value == index, "\(name)")
+                }
+            }
+            let after = store.groupCommit.statistics
+            #expect(after.batches - before.batches == 2, "\(name)")
+            #expect(after.writes - before.writes == 21, "\(name)")
+            let stored = try await store.read { tx in
+                try tx.listUsers(scope, after: nil, limit: nil, descending: false).map(\.localId)
+            }
+            let expected = ["first"] + (0..<20).filter { $0 % 4 != 0 }.map { "u\($0)" }
+            #expect(stored == expected.sorted(), "\(name)")
+        }
+    }
+
     @Test("tenants, configs, OOB codes and IdP configs round-trip")
     func resources() async throws {
         for (name, store) in try Self.stores() {
@@ -202,4 +249,12 @@ struct StoreConformanceTests {
         #expect(throws: StoreOpenError.self) { try SQLiteStore(path: path) }
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
     }
+}
+
+/// A flag one task sets and another polls.
+final class Flag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    var isSet: Bool { lock.withLock { value } }
+    func set() { lock.withLock { value = true } }
 }
