@@ -307,4 +307,79 @@ struct PhoneUserTests {
             #expect(try await send("+15555550204", from: "10.0.0.7").status == 200)
         }
     }
+
+    @Test("smsRegionConfig: allowlists and denylists by libphonenumber region, a oneof, test numbers exempt, tenants")
+    func smsRegionPolicy() async throws {
+        let harness = try Harness()
+        try await harness.run { client in
+            let refused =
+                "OPERATION_NOT_ALLOWED : SMS unable to be sent until this region enabled by the app developer."
+            func patch(_ mask: String, _ body: String, tenant: String? = nil) async throws -> Harness.Reply {
+                let resource = tenant.map { "tenants/\($0)" } ?? "config"
+                return try await client.call(
+                    .patch, "/identitytoolkit.googleapis.com/v2/projects/example/\(resource)?updateMask=\(mask)", body,
+                    admin: true)
+            }
+            func send(_ phone: String, tenant: String? = nil) async throws -> Harness.Reply {
+                try await client.v1("accounts:sendVerificationCode", PhoneRouteTests.jsSend(phone, tenant: tenant))
+            }
+            let allowGB = try await patch(
+                "smsRegionConfig", #"{"smsRegionConfig":{"allowlistOnly":{"allowedRegions":["GB"]}}}"#)
+            #expect(
+                allowGB["smsRegionConfig"] == .object(["allowlistOnly": .object(["allowedRegions": .array(["GB"])])]))
+            #expect(try await send("+15555550100").errorMessage == refused)
+            #expect(try await send("+15555550100").status == 400)
+            #expect(try await send("+447700900123").status == 200)
+            #expect(try await send("+441481234567").errorMessage == refused)  // Guernsey, not GB
+            _ = try await patch(
+                "signIn.phoneNumber.testPhoneNumbers",
+                #"{"signIn":{"phoneNumber":{"testPhoneNumbers":{"+15555550111":"123456"}}}}"#)
+            #expect(try await send("+15555550111").status == 200)
+
+            // The Node Admin SDK's leaf mask; setting one branch of the oneof clears the other.
+            let denyCA = try await patch(
+                "smsRegionConfig.allowByDefault.disallowedRegions",
+                #"{"smsRegionConfig":{"allowByDefault":{"disallowedRegions":["CA","KZ"]}}}"#)
+            #expect(
+                denyCA["smsRegionConfig"]
+                    == .object(["allowByDefault": .object(["disallowedRegions": .array(["CA", "KZ"])])]))
+            #expect(try await send("+14165550123").errorMessage == refused)  // Toronto
+            #expect(try await send("+77012345678").errorMessage == refused)  // +7 7xx is Kazakhstan
+            #expect(try await send("+79161234567").status == 200)  // +7 9xx is Russia
+            #expect(try await send("+12425550123").status == 200)  // the Bahamas share +1
+            #expect(try await send("+15555550100").status == 200)
+
+            let user = try await MfaRouteTests.verifiedUser(client)
+            let enroll = try await MfaRouteTests.v2(
+                client, "mfaEnrollment:start",
+                ["idToken": user["idToken"]!, "phoneEnrollmentInfo": .object(["phoneNumber": "+16045550123"])])
+            #expect(enroll.errorMessage == refused)
+
+            // A tenant's own policy replaces the project's; without one it has the project's.
+            #expect(try await send("+14165550123", tenant: "t1").errorMessage == refused)
+            _ = try await patch(
+                "smsRegionConfig", #"{"smsRegionConfig":{"allowlistOnly":{"allowedRegions":["CA"]}}}"#, tenant: "t1")
+            #expect(try await send("+14165550123", tenant: "t1").status == 200)
+            #expect(try await send("+15555550100", tenant: "t1").errorMessage == refused)
+
+            let cleared = try await patch("smsRegionConfig", #"{}"#)
+            #expect(cleared["smsRegionConfig"] == nil)
+            #expect(try await send("+14165550123").status == 200)
+
+            let both = try await patch(
+                "smsRegionConfig",
+                #"{"smsRegionConfig":{"allowByDefault":{},"allowlistOnly":{"allowedRegions":["US"]}}}"#)
+            #expect(
+                both.errorMessage
+                    == "INVALID_CONFIG : smsRegionConfig must set only one of allowByDefault and allowlistOnly")
+            let lowercase = try await patch(
+                "smsRegionConfig", #"{"smsRegionConfig":{"allowlistOnly":{"allowedRegions":["us"]}}}"#)
+            #expect(
+                lowercase.errorMessage
+                    == #"INVALID_CONFIG : smsRegionConfig.allowlistOnly.allowedRegions must hold ISO 3166 alpha-2 region codes, e.g. "US""#
+            )
+            #expect(lowercase.status == 400)
+        }
+    }
+
 }

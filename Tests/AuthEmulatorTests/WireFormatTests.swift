@@ -191,4 +191,19 @@ struct WireFormatTests {
             #expect(throws: AuthError.invalidRefreshToken) { try RefreshToken.decode(bad) }
         }
     }
+
+    @Test("phone numbers map to libphonenumber's regions, shared calling codes by area prefix")
+    func phoneRegions() {
+        let expected: [String: String?] = [
+            "+16505550100": "US", "+12425550123": "BS", "+14165550123": "CA", "+17875550123": "PR",
+            "+18095550123": "DO", "+442079460000": "GB", "+441534123456": "JE", "+447624123456": "IM",
+            "+79161234567": "RU", "+77012345678": "KZ", "+390669812345": "VA", "+390612345678": "IT",
+            "+819012345678": "JP", "+4915112345678": "DE", "+33612345678": "FR", "+61891621234": "CC",
+            "+61412345678": "AU", "+5511912345678": "BR", "+8613812345678": "CN", "+99912345": nil,
+        ]
+        for (phone, region) in expected {
+            #expect(SmsRegionPolicy.region(of: phone) == region, "\(phone)")
+        }
+    }
+
 }

@@ -181,3 +181,44 @@ def test_log_line_update_and_temporary_proof(daemon, api):
     signed_in = api.v1("accounts:signInWithPhoneNumber", {"temporaryProof": conflict["temporaryProof"],
                                                           "phoneNumber": owner_phone}).json()
     assert signed_in["localId"] == owner["localId"]
+
+
+def test_sms_region_policy_from_the_config_file_and_the_tenant_api(tmp_path):
+    refused = "OPERATION_NOT_ALLOWED : SMS unable to be sent until this region enabled by the app developer."
+    config = tmp_path / "regions.yaml"
+    config.write_text(f"""projects:
+  {PROJECT}:
+    config:
+      smsRegionConfig:
+        allowlistOnly: {{ allowedRegions: [GB, US] }}
+""")
+    daemon = Daemon(tmp_path, extra=["--config", str(config)]).start()
+    try:
+        api = Api(daemon.base)
+        assert api.v1("accounts:sendVerificationCode", {**JS_SEND, "phoneNumber": "+447700900123"}).status_code == 200
+        assert api.v1("accounts:sendVerificationCode", {**JS_SEND, "phoneNumber": "+15555550180"}).status_code == 200
+        toronto = api.v1("accounts:sendVerificationCode", {**JS_SEND, "phoneNumber": "+14165550123"})
+        assert toronto.status_code == 400
+        assert error_message(toronto) == refused
+        assert outbox(api, phoneNumber="+14165550123") == []
+        # The Node Admin SDK's updateTenant body and leaf mask for a denylist.
+        tenant = api.admin("POST", f"v2/projects/{PROJECT}/tenants", {"displayName": "regions"}).json()["tenantId"]
+        patched = api.admin("PATCH", f"v2/projects/{PROJECT}/tenants/{tenant}",
+                            {"smsRegionConfig": {"allowByDefault": {"disallowedRegions": ["GB"]}}},
+                            params={"updateMask": "smsRegionConfig.allowByDefault.disallowedRegions"})
+        assert patched.status_code == 200, patched.text
+        assert patched.json()["smsRegionConfig"] == {"allowByDefault": {"disallowedRegions": ["GB"]}}
+        london = api.v1("accounts:sendVerificationCode",
+                        {**JS_SEND, "phoneNumber": "+447700900124", "tenantId": tenant})
+        assert error_message(london) == refused
+        assert api.v1("accounts:sendVerificationCode",
+                      {**JS_SEND, "phoneNumber": "+14165550124", "tenantId": tenant}).status_code == 200
+    finally:
+        daemon.stop()
+    config.write_text(f"projects:\n  {PROJECT}:\n    config:\n      smsRegionConfig:\n"
+                      "        allowlistOnly: { allowedRegions: [usa] }\n")
+    run = subprocess.run([BINARY, "serve", "--ephemeral", "--port", "0", "--config", str(config)],
+                         capture_output=True, text=True, timeout=30)
+    assert run.returncode == 2
+    assert (f"projects.{PROJECT}.config: INVALID_CONFIG : smsRegionConfig.allowlistOnly.allowedRegions must hold "
+            'ISO 3166 alpha-2 region codes, e.g. "US"') in run.stderr

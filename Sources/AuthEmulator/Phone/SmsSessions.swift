@@ -21,13 +21,16 @@ struct SmsRequest {
 
 extension Emulator {
     /// Creates one SMS session and its outbox record: every SMS-sending flow goes through here.
-    /// Test phone numbers get their fixed code and skip quotas; newer codes supersede older
+    /// Test phone numbers get their fixed code and skip the region policy and quotas; newer codes supersede older
     /// pending ones for the same number and purpose when the project says so.
     func createSms(_ tx: any StoreTransaction, _ request: SmsRequest) throws -> SmsMessage {
         let now = clock.now()
         let phone = request.settings.emulator
         let testCode = request.settings.testPhoneNumbers[request.phoneNumber]
         if testCode == nil {
+            guard request.settings.smsRegions.allows(phoneNumber: request.phoneNumber) else {
+                throw SmsRegionPolicy.refused
+            }
             let hourAgo = now.addingTimeInterval(-3600)
             if phone.quotaPerNumberPerHour > 0,
                 try tx.countSms(phoneNumber: request.phoneNumber, since: hourAgo) >= phone.quotaPerNumberPerHour

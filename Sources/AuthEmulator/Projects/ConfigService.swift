@@ -29,6 +29,7 @@ extension Emulator {
             }
             updated = updated.setting(["name"], to: .string("projects/\(projectId)/config"))
             updated = ConfigValidation.normalizeMfa(updated, key: "mfa")
+            updated = SmsRegionPolicy.keepOneBranch(updated, key: "smsRegionConfig", patch: patch)
             try tx.saveProjectConfig(projectId: projectId, updated)
             return updated
         }
@@ -91,6 +92,7 @@ extension Emulator {
             updated = updated.setting(["name"], to: .string("projects/\(projectId)/tenants/\(tenantId)"))
                 .setting(["tenantId"], to: .string(tenantId))
             updated = ConfigValidation.normalizeMfa(updated, key: "mfaConfig")
+            updated = SmsRegionPolicy.keepOneBranch(updated, key: "smsRegionConfig", patch: patch)
             try tx.saveTenant(projectId: projectId, tenantId: tenantId, updated)
             return updated
         }
@@ -128,6 +130,7 @@ enum ConfigValidation {
         try EmulatorSettings.validate(config["emulatorSettings"])
         try validateRecaptcha(config["recaptchaConfig"])
         try validateBlockingFunctions(config.value(at: "blockingFunctions.triggers"))
+        try SmsRegionPolicy.validate(config["smsRegionConfig"], path: "smsRegionConfig")
     }
 
     static let blockingEvents: Set<String> = ["beforeCreate", "beforeSignIn"]
@@ -170,6 +173,7 @@ enum ConfigValidation {
         try validateTestPhoneNumbers(tenant["testPhoneNumbers"])
         try EmulatorSettings.validate(tenant["emulatorSettings"])
         try validateRecaptcha(tenant["recaptchaConfig"])
+        try SmsRegionPolicy.validate(tenant["smsRegionConfig"], path: "smsRegionConfig")
     }
 
     static let mfaStates: Set<String> = ["STATE_UNSPECIFIED", "DISABLED", "ENABLED", "MANDATORY"]

@@ -19,6 +19,8 @@ public struct ScopeSettings: Sendable {
     public var passwordPolicy: JSONValue = .object([:])
     /// `passwordPolicy` as the rules new passwords are checked against.
     public var passwordRules = PasswordPolicy(config: .object([:]))
+    /// Regions SMS may go to (`smsRegionConfig`; a tenant without its own uses the project's).
+    public var smsRegions = SmsRegionPolicy(nil)
     /// The project's blocking functions (a tenant has no triggers of its own).
     public var blockingFunctions = BlockingFunctionsConfig()
 
@@ -36,6 +38,7 @@ public struct ScopeSettings: Sendable {
         passwordPolicy = config["passwordPolicyConfig"] ?? .object([:])
         passwordRules = PasswordPolicy(config: passwordPolicy)
         blockingFunctions = BlockingFunctionsConfig(config["blockingFunctions"])
+        smsRegions = SmsRegionPolicy(config["smsRegionConfig"])
     }
 
     public init(tenant: JSONValue, projectConfig config: JSONValue) {
@@ -50,6 +53,7 @@ public struct ScopeSettings: Sendable {
             emulator = EmulatorSettings((config["emulatorSettings"] ?? .object([:])).merged(with: own))
         }
         if let own = tenant["recaptchaConfig"] { recaptcha = own }
+        if let own = tenant["smsRegionConfig"], own != .null { smsRegions = SmsRegionPolicy(own) }
         if let own = tenant["passwordPolicyConfig"] {
             passwordPolicy = own
             passwordRules = PasswordPolicy(config: own)
