@@ -43,7 +43,8 @@ FIELDS = ["email", "password", "idToken", "refreshToken", "grantType", "phoneNum
           "customAttributes", "validSince", "token", "postBody", "requestUri", "oobCode", "kind", "fault", "count",
           "signIn", "testPhoneNumbers", "mfaConfig", "emulatorSettings", "recaptchaConfig", "localIds", "appToken",
           "authenticatorRegistrationResponse", "authenticatorAuthenticationResponse", "deletePasskey",
-          "passwordPolicyConfig", "name"]
+          "passwordPolicyConfig", "name", "smsRegionConfig", "allowByDefault", "allowlistOnly", "allowedRegions",
+          "disallowedRegions"]
 
 
 
