@@ -102,6 +102,15 @@ let package = Package(
             path: "Sources/authemu-bench-baseline",
             linkerSettings: releaseLinking
         ),
+        .executableTarget(
+            name: "authemu-bench-floor",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            path: "Sources/authemu-bench-floor",
+            linkerSettings: releaseLinking
+        ),
         .testTarget(
             name: "AuthEmulatorTests",
             dependencies: [

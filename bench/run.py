@@ -56,13 +56,13 @@ def wait_ready(base, proc, timeout=60):
 
 
 class Server:
-    def __init__(self, args, env=None):
+    def __init__(self, args, env=None, readyz=True):
+        """`readyz`: wait for authemu's /readyz (the bench servers only open their port)."""
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.proc = subprocess.Popen([str(a).replace("{port}", str(self.port)) for a in args],
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
-        wait_ready(self.base, self.proc) if "authemu" in str(args[0]) and "baseline" not in str(args[0]) else \
-            self._wait_port()
+        wait_ready(self.base, self.proc) if readyz else self._wait_port()
 
     def _wait_port(self):
         for _ in range(600):
@@ -170,21 +170,22 @@ def ms(us):
     return f"{us / 1000:.2f}"
 
 
-def print_requests(options, base_results, flows, results):
+def print_requests(options, base_results, floor_results, flows, results):
     print(f"\nauthemu benchmark — {os.cpu_count()} cores, wrk {options.seconds} s per cell, release builds\n")
     print(f"{'flow':32} {'conns':>5} {'req/s':>9} {'flows/s':>8} {'p50 ms':>7} {'p99 ms':>7} "
           f"{'vs baseline req/s':>18} {'p50 vs base':>11} {'CPU us/req':>10} {'CPU vs base':>11} {'non-2xx':>7}")
-    for connections in (1, 4):
-        b = base_results[connections]
-        print(f"{'baseline (fixed JSON)':32} {connections:>5} {b['rps']:>9.0f} {'':>8} {ms(b['p50_us']):>7} "
-              f"{ms(b['p99_us']):>7} {'1.00':>18} {'1.00':>11} {b['cpu_us']:>10.0f} {'1.00':>11} {b['non2xx']:>7}")
-    for name, script, steps in flows:
+    rows = [("baseline (fixed JSON)", base_results, None),
+            ("floor: baseline + insert commit", floor_results["signup.lua"], None),
+            ("floor: baseline + update commit", floor_results["signin.lua"], None)]
+    rows += [(name, {c: results[(name, c)] for c in (1, 4)}, steps) for name, _, steps in flows]
+    for name, cells, steps in rows:
         for connections in (1, 4):
-            r, steps = results[(name, connections)]
-            b = base_results[connections]
-            print(f"{name:32} {connections:>5} {r['rps']:>9.0f} {r['rps'] / steps:>8.0f} {ms(r['p50_us']):>7} "
-                  f"{ms(r['p99_us']):>7} {r['rps'] / b['rps']:>18.2f} {r['p50_us'] / max(1, b['p50_us']):>11.2f} "
-                  f"{r['cpu_us']:>10.0f} {r['cpu_us'] / max(1, b['cpu_us']):>11.2f} {r['non2xx']:>7}")
+            r, b = cells[connections], base_results[connections]
+            flows_per_s = f"{r['rps'] / steps:.0f}" if steps else ""
+            print(f"{name:32} {connections:>5} {r['rps']:>9.0f} {flows_per_s:>8} "
+                  f"{ms(r['p50_us']):>7} {ms(r['p99_us']):>7} {r['rps'] / b['rps']:>18.2f} "
+                  f"{r['p50_us'] / max(1, b['p50_us']):>11.2f} {r['cpu_us']:>10.0f} "
+                  f"{r['cpu_us'] / max(1, b['cpu_us']):>11.2f} {r['non2xx']:>7}")
 
 
 def main():
@@ -201,10 +202,16 @@ def main():
         AUTHEMU = Path(options.authemu).resolve()
     work = Path(tempfile.mkdtemp(prefix="authemu-bench-"))
 
-    baseline = Server([RELEASE / "authemu-bench-baseline", "{port}"])
+    baseline = Server([RELEASE / "authemu-bench-baseline", "{port}"], readyz=False)
     base_results = {c: wrk(baseline, "baseline.lua", c, options.seconds, {}) for c in (1, 4)}
     baseline_rss = baseline.rss_mib()
     baseline.stop()
+    # The floor: the baseline plus one durable SQLite commit per request (a sign-up's insert, a
+    # sign-in's stamp), under the sign-up and sign-in loads.
+    floor = Server([RELEASE / "authemu-bench-floor", "{port}", work / "floor.sqlite"], readyz=False)
+    floor_results = {script: {c: wrk(floor, script, c, options.seconds, {"BENCH_EMAIL": "floor@bench.test"})
+                              for c in (1, 4)} for script in ("signup.lua", "signin.lua")}
+    floor.stop()
 
     small = str(work / "small.sqlite")
     server = authemu(small)
@@ -220,11 +227,11 @@ def main():
     results = {}
     for name, script, steps in flows:
         for connections in (1, 4):
-            results[(name, connections)] = (wrk(server, script, connections, options.seconds, env), steps)
+            results[(name, connections)] = wrk(server, script, connections, options.seconds, env)
     small_latency = {s: wrk(server, s, 1, options.seconds, env)["p50_us"] for s in ("signin.lua", "lookup.lua")}
     server.stop()
     if options.throughput_only:
-        print_requests(options, base_results, flows, results)
+        print_requests(options, base_results, floor_results, flows, results)
         shutil.rmtree(work, ignore_errors=True)
         return 0
 
@@ -245,7 +252,7 @@ def main():
     cold_empty = cold_start(empty, options.starts)
     cold_big = cold_start(big, options.starts)
 
-    print_requests(options, base_results, flows, results)
+    print_requests(options, base_results, floor_results, flows, results)
     print()
     print(f"cold start to READY=1 (median of {options.starts}): empty {cold_empty[0]:.1f} ms, "
           f"{options.accounts:,} accounts {cold_big[0]:.1f} ms")

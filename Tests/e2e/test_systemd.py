@@ -68,8 +68,10 @@ def test_ready_only_once_listening_then_stopping_on_sigterm(tmp_path):
         # READY=1 means the port already accepts: no retry needed.
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz", timeout=2) as response:
             assert response.status == 200
-        status = [m for _, m in notify.messages if "STATUS=" in m][0]
-        assert f"STATUS=Listening on 127.0.0.1:{port}, project {PROJECT}, 0 accounts" in status
+        ready = notify.wait_for("READY=1")[1].split("\n")
+        assert ready == ["READY=1", f"STATUS=Listening on 127.0.0.1:{port}, project {PROJECT}"]
+        # The account count follows READY=1 (counting a million accounts must not delay start-up).
+        notify.wait_for(f"STATUS=Listening on 127.0.0.1:{port}, project {PROJECT}, 0 accounts")
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=20) == 0
         notify.wait_for("STOPPING=1")
