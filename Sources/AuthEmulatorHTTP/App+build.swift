@@ -36,8 +36,9 @@ public func openStore(_ config: AppConfig) throws -> SQLiteStore {
 /// Builds the router with every route and middleware; tests drive it with `app.test(.router)`.
 public func buildRouter(emulator: Emulator, config: AppConfig) -> ExactPathRouter<AuthRequestContext> {
     let router = Router(context: AuthRequestContext.self)
-    router.add(middleware: ErrorEnvelopeMiddleware())
+    // CORS is outermost, so every answer carries it: errors are enveloped inside it.
     router.add(middleware: CORSReflectingMiddleware())
+    router.add(middleware: ErrorEnvelopeMiddleware())
     let settings = HTTPSettings(
         defaultProjectId: config.projectId, adminToken: config.adminToken, maxBodyBytes: config.maxBodyBytes)
     let exact = ExactPaths<AuthRequestContext>()

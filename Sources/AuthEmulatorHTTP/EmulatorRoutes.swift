@@ -161,6 +161,12 @@ extension RouteTable {
             return IdpWidgetPages.response(IdpWidgetPages.handler(providerId: providerId, accounts: accounts))
         }
         router.get("/emulator/auth/iframe") { _, _ in IdpWidgetPages.response(IdpWidgetPages.relayFrame) }
+        api(.post, ["/emulator/auth/redirectEvents"], access: .open) {
+            try emulator.storeRedirectEvent($0.decode(StoreRedirectEventRequest.self))
+        }
+        api(.post, ["/emulator/auth/redirectEvents:take"], access: .open) {
+            try emulator.takeRedirectEvent($0.decode(TakeRedirectEventRequest.self))
+        }
     }
 
     /// `GET /emulator/action`: the page email links point at.

@@ -80,6 +80,8 @@ struct ErrorEnvelopeMiddleware<Context: RequestContext>: RouterMiddleware {
 }
 
 /// CORS as firebase-tools does it: reflect the origin and the requested headers; preflights get 204.
+/// It runs outside `ErrorEnvelopeMiddleware`, so error answers carry the headers too: a browser
+/// reads `EMAIL_EXISTS` instead of a CORS failure.
 struct CORSReflectingMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
         async throws -> Response
@@ -103,7 +105,12 @@ struct CORSReflectingMiddleware<Context: RequestContext>: RouterMiddleware {
             }
             return Response(status: .noContent, headers: headers)
         }
-        var response = try await next(request, context)
+        var response: Response
+        do {
+            response = try await next(request, context)
+        } catch let error as AuthError {
+            response = ErrorEnvelope.response(for: error)
+        }
         for field in headers { response.headers[field.name] = field.value }
         return response
     }

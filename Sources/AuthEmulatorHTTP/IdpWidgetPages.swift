@@ -77,15 +77,18 @@ enum IdpWidgetPages {
             """
     }
 
-    /// Kept to ES5 so it runs in the embedded browsers of the mobile SDKs too.
+    /// Kept to ES5 so it runs in the embedded browsers of the mobile SDKs too. Everything is inside
+    /// one function: a global `var` or `function` named like a browser global (`parent`, `stop`,
+    /// `name`, …) would replace it.
     static let script = #"""
+        (function () {
         var query = new URLSearchParams(location.search);
-        function stop(message) {
+        function showError(message) {
           document.body.textContent = 'authemu IdP widget: ' + message;
           document.body.style.color = '#b00020';
           throw new Error(message);
         }
-        if (query.get('error')) stop(query.get('error'));
+        if (query.get('error')) showError(query.get('error'));
         var apiKey = query.get('apiKey');
         var appName = query.get('appName');
         var authType = query.get('authType') || '';
@@ -97,24 +100,39 @@ enum IdpWidgetPages {
         var apn = query.get('apn');
         var ibi = query.get('ibi');
         var storageKey = apiKey + ':' + appName;
+        var sessionId = '';
+        for (var s = 0; s < 20; s++) sessionId += 'abcdefghijklmnopqrstuvwxyz0123456789'.charAt(Math.floor(Math.random() * 36));
         if (!(appName || clientId || firebaseAppId || apn || ibi)) {
-          stop('the link names no app (appName, clientId, appId, apn or ibi).');
+          showError('the link names no app (appName, clientId, appId, apn or ibi).');
         }
 
         function finish(claimsJson) {
           var urlResponse = location.href.split('?')[0] + '?providerId=' + encodeURIComponent(providerId) +
               '&id_token=' + encodeURIComponent(claimsJson);
           var authEvent = {type: authType, eventId: eventId, urlResponse: urlResponse,
-                           sessionId: 'unused-by-authemu', postBody: '', tenantId: null, error: null};
+                           sessionId: sessionId, postBody: '', tenantId: null, error: null};
           if (/popup/i.test(authType)) return relayToOpener(authEvent);
           if (apn) return openAndroidApp(authEvent);
           if (ibi) return openIosApp(authEvent);
           if (redirectUrl) {
             sessionStorage['firebase:redirectEvent:' + storageKey] = JSON.stringify(authEvent);
-            location = redirectUrl;
+            handOverToDaemon(authEvent, function () { location.assign(redirectUrl); });
             return;
           }
-          stop('this sign-in flow has no way back to the app; use signInWithCredential.');
+          showError('this sign-in flow has no way back to the app; use signInWithCredential.');
+        }
+
+        // The app's helper iframe has its own (partitioned) sessionStorage when the app's site is
+        // not the emulator's (localhost vs 127.0.0.1), so the result also goes through the daemon.
+        function handOverToDaemon(authEvent, then) {
+          var appOrigin = '';
+          try { appOrigin = new URL(redirectUrl).origin; } catch (e) { return then(); }
+          var request = new XMLHttpRequest();
+          request.open('POST', '/emulator/auth/redirectEvents');
+          request.setRequestHeader('Content-Type', 'application/json');
+          request.onloadend = then;
+          request.send(JSON.stringify({apiKey: apiKey, appName: appName, appOrigin: appOrigin,
+                                       eventId: eventId, sessionId: sessionId, authEvent: authEvent}));
         }
 
         // The JS SDK's popup flow listens in its helper iframe (/emulator/auth/iframe) on the opener.
@@ -131,7 +149,7 @@ enum IdpWidgetPages {
               }
             } catch (e) { /* a frame of another origin */ }
           }
-          if (!delivered) stop('no helper iframe of this app found on the page that opened the popup.');
+          if (!delivered) showError('no helper iframe of this app found on the page that opened the popup.');
         }
 
         function openAndroidApp(authEvent) {
@@ -177,47 +195,87 @@ enum IdpWidgetPages {
           if (photo) claims.picture = photo;
           finish(JSON.stringify(claims));
         });
+        })();
         """#
 
     /// The JS SDK's helper iframe: answers its `webStorageSupport` probe and hands over the auth
-    /// event of a popup (posted by the handler page) or of a redirect (left in sessionStorage).
-    /// It needs gapi's iframe library from apis.google.com, as the SDK's own flow does.
+    /// event of a popup (posted by the handler page) or of a redirect (left in sessionStorage, or,
+    /// when this iframe's storage is partitioned from the sign-in page's, kept by the daemon). It
+    /// needs gapi's iframe library from apis.google.com, as the SDK's own flow does, and says so in
+    /// the page when that cannot load. No globals: a `var parent` would replace `window.parent`,
+    /// and the iframe could no longer answer the app's page.
     static let relayFrame = #"""
         <!DOCTYPE html>
         <meta charset="utf-8">
         <title>authemu helper iframe</title>
+        <body>
+        <p id="status">authemu helper iframe: loading https://apis.google.com/js/api.js…</p>
         <script>
-        var query = new URLSearchParams(location.search);
-        var storageKey = query.get('apiKey') + ':' + query.get('appName');
-        var parent = null;
-        window.addEventListener('message', function (e) {
-          if (!e.data || typeof e.data !== 'object' || e.data.eventType !== 'sendAuthEvent') return;
-          if (e.data.data.storageKey !== storageKey) return;
-          if (parent) {
-            send(e.data.data.authEvent);
-          } else {
-            sessionStorage['firebase:redirectEvent:' + storageKey] = JSON.stringify(e.data.data.authEvent);
+        (function () {
+          var query = new URLSearchParams(location.search);
+          var apiKey = query.get('apiKey');
+          var appName = query.get('appName');
+          var storageKey = apiKey + ':' + appName;
+          var parentContainer = null;
+          function showProblem(message) {
+            var status = document.getElementById('status');
+            status.textContent = 'authemu helper iframe: ' + message;
+            status.style.color = '#b00020';
+            if (window.console) console.error('authemu helper iframe: ' + message);
           }
-        });
-        function send(authEvent) {
-          parent.send('authEvent', {type: 'authEvent',
-                                    authEvent: authEvent || {type: 'unknown', error: {code: 'auth/no-auth-event'}}},
-                      function () {}, gapi.iframes.CROSS_ORIGIN_IFRAMES_FILTER);
-        }
-        function start() {
-          parent = gapi.iframes.getContext().getParentIframe();
-          parent.register('webStorageSupport', function () { return {status: 'ACK', webStorageSupport: true}; },
-                          gapi.iframes.CROSS_ORIGIN_IFRAMES_FILTER);
-          var stored = sessionStorage['firebase:redirectEvent:' + storageKey];
-          delete sessionStorage['firebase:redirectEvent:' + storageKey];
-          send(stored ? JSON.parse(stored) : null);
-        }
-        window.gapi_onload = function () {
-          gapi.load('gapi.iframes', {callback: start, timeout: 10000, ontimeout: function () {
-            alert('authemu: could not load gapi.iframes from apis.google.com.');
-          }});
-        };
+          function appOrigin() {
+            if (location.ancestorOrigins && location.ancestorOrigins.length) return location.ancestorOrigins[0];
+            try { return new URL(document.referrer).origin; } catch (e) { return ''; }
+          }
+          window.addEventListener('message', function (e) {
+            if (!e.data || typeof e.data !== 'object' || e.data.eventType !== 'sendAuthEvent') return;
+            if (!e.data.data || e.data.data.storageKey !== storageKey) return;
+            if (parentContainer) {
+              send(e.data.data.authEvent);
+            } else {
+              sessionStorage['firebase:redirectEvent:' + storageKey] = JSON.stringify(e.data.data.authEvent);
+            }
+          });
+          function send(authEvent) {
+            parentContainer.send('authEvent', {type: 'authEvent',
+                                 authEvent: authEvent || {type: 'unknown', error: {code: 'auth/no-auth-event'}}},
+                                 function () {}, gapi.iframes.CROSS_ORIGIN_IFRAMES_FILTER);
+          }
+          // A redirect result the sign-in page left with the daemon for this app; taken once.
+          function takeFromDaemon(then) {
+            var request = new XMLHttpRequest();
+            request.open('POST', '/emulator/auth/redirectEvents:take');
+            request.setRequestHeader('Content-Type', 'application/json');
+            request.onloadend = function () {
+              var event = null;
+              try { event = request.status === 200 ? JSON.parse(request.responseText).authEvent : null; } catch (e) {}
+              then(event);
+            };
+            request.send(JSON.stringify({apiKey: apiKey, appName: appName, appOrigin: appOrigin()}));
+          }
+          function start() {
+            parentContainer = gapi.iframes.getContext().getParentIframe();
+            parentContainer.register('webStorageSupport', function () {
+              return {status: 'ACK', webStorageSupport: true};
+            }, gapi.iframes.CROSS_ORIGIN_IFRAMES_FILTER);
+            document.getElementById('status').textContent = 'authemu helper iframe: ready.';
+            var stored = sessionStorage['firebase:redirectEvent:' + storageKey];
+            delete sessionStorage['firebase:redirectEvent:' + storageKey];
+            takeFromDaemon(function (kept) { send(stored ? JSON.parse(stored) : kept); });
+          }
+          window.gapi_onload = function () {
+            gapi.load('gapi.iframes', {callback: start, timeout: 10000, ontimeout: function () {
+              showProblem('gapi.iframes did not load from apis.google.com within 10 s.');
+            }});
+          };
+          var script = document.createElement('script');
+          script.src = 'https://apis.google.com/js/api.js';
+          script.onerror = function () {
+            showProblem('https://apis.google.com/js/api.js could not be loaded (offline?). Popup and redirect ' +
+                        'sign-in need it in this iframe and in the app\'s page.');
+          };
+          document.head.appendChild(script);
+        })();
         </script>
-        <script src="https://apis.google.com/js/api.js"></script>
         """#
 }

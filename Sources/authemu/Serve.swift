@@ -82,7 +82,10 @@ struct Serve: AsyncParsableCommand {
             listening.value = (host, port)
             let how = activated.isEmpty ? "" : " (socket activation)"
             logger.info("authemu listening on \(host):\(port)\(how), project \(appConfig.projectId), state \(location)")
-            FileHandle.standardOutput.write(Data("export FIREBASE_AUTH_EMULATOR_HOST=\(host):\(port)\n".utf8))
+            if let warning = ListenerExposure.warning(boundTo: host, port: port, adminToken: appConfig.adminToken) {
+                logger.warning("\(warning)")
+            }
+            FileHandle.standardOutput.write(Data(ListenerExposure.exportLines(boundTo: host, port: port).utf8))
             // The store is open and the listener accepts connections: only now are we ready. The
             // account count (a scan of the users' key: ~15 ms per million, more from a cold disk)
             // follows in a second status, so start-up does not grow with the database.

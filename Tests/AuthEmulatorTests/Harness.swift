@@ -14,13 +14,13 @@ struct Harness {
     let config: AppConfig
     let store: SQLiteStore
 
-    init(project: String = "example") throws {
+    init(project: String = "example", store: SQLiteStore? = nil) throws {
         var config = AppConfig()
         config.projectId = project
         config.ephemeral = true
         config.maxBodyBytes = 64 * 1024
         self.config = config
-        store = try SQLiteStore()
+        self.store = try store ?? SQLiteStore()
     }
 
     struct Reply {

@@ -145,6 +145,18 @@ struct IdpSignInTests {
             // The password's holder is signed out: its tokens predate the takeover.
             let stale = try await client.v1("accounts:lookup", ["idToken": .string(owner.string("idToken"))])
             #expect(stale.errorMessage == "TOKEN_EXPIRED")
+            // The address still has an account: its dropped password is a wrong one, not an unknown email.
+            for privacy in [true, false] {  // ends with privacy off, as before
+                let config = try await client.call(
+                    .patch,
+                    "/identitytoolkit.googleapis.com/admin/v2/projects/example/config?updateMask=emailPrivacyConfig",
+                    #"{"emailPrivacyConfig":{"enableImprovedEmailPrivacy":\#(privacy)}}"#, admin: true)
+                #expect(config.status == 200)
+                let passwordGone = try await client.v1(
+                    "accounts:signInWithPassword", ["email": "foo@example.com", "password": "notasecret"])
+                #expect(passwordGone.status == 400)
+                #expect(passwordGone.errorMessage == (privacy ? "INVALID_LOGIN_CREDENTIALS" : "INVALID_PASSWORD"))
+            }
             // The same provider with another subject for this address: the IdP recycled it.
             let recycled = try await Self.signIn(
                 client, "google.com", ["sub": "g-3", "email": "foo@example.com", "email_verified": true])

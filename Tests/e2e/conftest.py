@@ -120,3 +120,44 @@ def admin_auth(daemon, api):
     except ValueError:
         app = firebase_admin.initialize_app(OfflineCredential(), options={"projectId": PROJECT}, name=name)
     return auth, app
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Lets fixtures see whether their test failed (browser artifacts are kept then)."""
+    outcome = yield
+    report = outcome.get_result()
+    setattr(item, f"report_{report.when}", report)
+
+
+@pytest.fixture(scope="session")
+def gapi_server(tmp_path_factory):
+    from browser_support import StaticServer, self_signed_certificate
+
+    server = StaticServer(certificate=self_signed_certificate(tmp_path_factory.mktemp("tls")))
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def app_server():
+    from browser_support import StaticServer
+
+    server = StaticServer()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def browser(request, gapi_server):
+    """Headless Chromium; on failure its windows' screenshots and DOM go to Tests/e2e/artifacts."""
+    from browser_support import keep_artifacts, start_chromium
+
+    driver = start_chromium(gapi_server.port)
+    yield driver
+    report = getattr(request.node, "report_call", None)
+    if report is not None and report.failed:
+        for path in keep_artifacts(driver, request.node.name):
+            print(f"browser artifact: {path}")
+    driver.quit()
+    gapi_server.handler.unavailable = False

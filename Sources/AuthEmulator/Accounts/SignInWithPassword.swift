@@ -31,11 +31,14 @@ extension Emulator {
                 guard Validation.isEmail(email) else { throw AuthError.invalidEmail }
                 guard let password = request.password, !password.isEmpty else { throw AuthError.missingPassword }
                 let privacy = settings.improvedEmailPrivacy
-                guard var user = try tx.users(scope, email: email).first(where: \.hasPassword) else {
+                // An account whose password an IdP takeover dropped still has the address: a wrong
+                // password, not an unknown email (firebase-tools, production).
+                let owners = try tx.users(scope, email: email)
+                guard var user = owners.first(where: \.hasPassword) ?? owners.first else {
                     throw privacy ? AuthError.invalidLoginCredentials : AuthError.emailNotFound
                 }
                 if user.isDisabled { throw AuthError.userDisabled }
-                guard PasswordHasher.verify(password, hash: user.passwordHash, salt: user.salt) else {
+                guard user.hasPassword, PasswordHasher.verify(password, hash: user.passwordHash, salt: user.salt) else {
                     throw privacy ? AuthError.invalidLoginCredentials : AuthError.invalidPassword
                 }
                 try settings.passwordRules.check(signInPassword: password)

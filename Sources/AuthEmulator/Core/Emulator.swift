@@ -44,6 +44,8 @@ public final class Emulator: Sendable {
     public let outboxSignal = OutboxSignal()
     /// Wakes long-polling APNs outbox readers.
     public let pushSignal = OutboxSignal()
+    /// Redirect IdP results on their way from the sign-in page to the helper iframe.
+    public let redirectEvents = IdpRedirectEvents()
     let settingsCache = SettingsCache()
 
     public init(
