@@ -180,8 +180,8 @@ extension RouteTable {
                 if let instructions { body["instructions"] = .string(instructions) }
                 return JSONResponse.make(.object(["authEmulator": .object(body)]), status: .badRequest)
             }
-            guard let mode = query.get("mode") else { return failure("Invalid mode") }
             guard query.get("apiKey") != nil else { return failure("missing apiKey query parameter") }
+            guard let mode = query.get("mode") else { return failure("Invalid mode") }
             let caller = Caller(scope: Scope(projectId: defaultProject, tenantId: query.get("tenantId")), isAdmin: true)
             let continueUrl = query.get("continueUrl")
             func success(_ message: String, email: String?) -> Response {

@@ -23,36 +23,33 @@ final class RouteCatalog: @unchecked Sendable {
 /// credentials and the error envelope. Bodies follow Google's Identity Toolkit discovery documents
 /// and are not repeated here.
 enum OpenAPIDocument {
+    /// The production hosts the daemon serves under path prefixes. As in firebase-tools' document,
+    /// paths are keyed relative to their server: `/v1/accounts:signUp` under
+    /// `{publicURL}/identitytoolkit.googleapis.com` (the document's default server); the others
+    /// name their server on the path.
+    static let hostPrefixes = [
+        "/identitytoolkit.googleapis.com", "/securetoken.googleapis.com", "/www.googleapis.com",
+    ]
+
+    /// (server prefix, path relative to it); the emulator's own paths stay under the bare daemon.
+    static func split(_ path: String) -> (prefix: String, path: String) {
+        for prefix in hostPrefixes where path.hasPrefix(prefix + "/") {
+            return (prefix, String(path.dropFirst(prefix.count)))
+        }
+        return ("", path)
+    }
+
     static func render(_ catalog: RouteCatalog, publicURL: String) -> JSONValue {
         var paths: [String: [String: JSONValue]] = [:]
-        for entry in catalog.all {
-            let method = entry.method.rawValue.lowercased()
-            var operation: [String: JSONValue] = [
-                "operationId": .string("\(method) \(entry.path)"),
-                "tags": .array([.string(tag(entry.path))]),
-                "responses": .object([
-                    "200": .object(["description": "The operation's JSON answer."]),
-                    "default": .object([
-                        "description": "An error in the Identity Toolkit envelope.",
-                        "content": .object([
-                            "application/json": .object(["schema": .object(["$ref": "#/components/schemas/Error"])])
-                        ]),
-                    ]),
-                ]),
-            ]
-            let parameters = pathParameters(entry.path)
-            if !parameters.isEmpty { operation["parameters"] = .array(parameters) }
-            if let security = security(entry.access) { operation["security"] = security }
-            if entry.method == .post || entry.method == .patch {
-                operation["requestBody"] = .object([
-                    "required": false,
-                    "content": .object([
-                        "application/json": .object(["schema": .object(["type": "object"])]),
-                        "application/x-www-form-urlencoded": .object(["schema": .object(["type": "object"])]),
-                    ]),
-                ])
-            }
-            paths[entry.path, default: [:]][method] = .object(operation)
+        let defaultPrefix = hostPrefixes[0]
+        let entries = catalog.all.map { ($0, split($0.path)) }
+        var prefixesByPath: [String: Set<String>] = [:]
+        for (_, relative) in entries { prefixesByPath[relative.path, default: []].insert(relative.prefix) }
+        for (entry, relative) in entries {
+            // Two hosts with one relative path would share a key: such a path stays whole.
+            let (prefix, key) = prefixesByPath[relative.path]!.count > 1 ? ("", entry.path) : relative
+            if let own = servers(publicURL, prefix, defaultPrefix) { paths[key, default: [:]]["servers"] = own }
+            paths[key, default: [:]][entry.method.rawValue.lowercased()] = operation(entry)
         }
         return .object([
             "openapi": "3.0.3",
@@ -62,7 +59,7 @@ enum OpenAPIDocument {
                 "description":
                     "Identity Toolkit v1/v2, legacy v3 relyingparty paths, securetoken, and the emulator's own endpoints.",
             ]),
-            "servers": .array([.object(["url": .string(publicURL)])]),
+            "servers": .array([.object(["url": .string(publicURL + defaultPrefix)])]),
             "paths": .object(paths.mapValues { JSONValue.object($0) }),
             "components": .object([
                 "securitySchemes": .object([
@@ -93,6 +90,41 @@ enum OpenAPIDocument {
         ])
     }
 
+    /// A path's own `servers`, unless it is under the document's default one.
+    static func servers(_ publicURL: String, _ prefix: String, _ defaultPrefix: String) -> JSONValue? {
+        prefix == defaultPrefix ? nil : .array([.object(["url": .string(publicURL + prefix)])])
+    }
+
+    static func operation(_ entry: RouteCatalog.Entry) -> JSONValue {
+        let method = entry.method.rawValue.lowercased()
+        var operation: [String: JSONValue] = [
+            "operationId": .string("\(method) \(entry.path)"),
+            "tags": .array([.string(tag(entry.path))]),
+            "responses": .object([
+                "200": .object(["description": "The operation's JSON answer."]),
+                "default": .object([
+                    "description": "An error in the Identity Toolkit envelope.",
+                    "content": .object([
+                        "application/json": .object(["schema": .object(["$ref": "#/components/schemas/Error"])])
+                    ]),
+                ]),
+            ]),
+        ]
+        let parameters = pathParameters(entry.path)
+        if !parameters.isEmpty { operation["parameters"] = .array(parameters) }
+        if let security = security(entry.access) { operation["security"] = security }
+        if entry.method == .post || entry.method == .patch {
+            operation["requestBody"] = .object([
+                "required": false,
+                "content": .object([
+                    "application/json": .object(["schema": .object(["type": "object"])]),
+                    "application/x-www-form-urlencoded": .object(["schema": .object(["type": "object"])]),
+                ]),
+            ])
+        }
+        return .object(operation)
+    }
+
     static let apiKey: JSONValue = .object(["apiKey": .array([])])
     static let apiKeyHeader: JSONValue = .object(["apiKeyHeader": .array([])])
 
@@ -105,12 +137,17 @@ enum OpenAPIDocument {
         }
     }
 
+    /// Every `{name}` in the path, also inside a segment (`projects/{project}:createSessionCookie`).
     static func pathParameters(_ path: String) -> [JSONValue] {
-        path.split(separator: "/").compactMap { component in
-            guard component.hasPrefix("{"), component.hasSuffix("}") else { return nil }
-            return .object([
-                "name": .string(String(component.dropFirst().dropLast())), "in": "path", "required": true,
-                "schema": .object(["type": "string"]),
+        var names: [String] = []
+        var rest = Substring(path)
+        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
+            names.append(String(rest[rest.index(after: open)..<close]))
+            rest = rest[rest.index(after: close)...]
+        }
+        return names.map { name in
+            .object([
+                "name": .string(name), "in": "path", "required": true, "schema": .object(["type": "string"]),
             ])
         }
     }

@@ -430,7 +430,8 @@ struct SpecParityTests {
         }
     }
 
-    @Test("/ points at /emulator/openapi.json, which lists every route with its method, parameters and credential")
+    @Test(
+        "/ points at /emulator/openapi.json: every route keyed relative to its server, with parameters and credential")
     func openAPIDocument() async throws {
         let harness = try Harness()
         try await harness.run { client in
@@ -438,27 +439,46 @@ struct SpecParityTests {
             let spec = try await client.call(.get, root.string("authEmulator.apiSpec"), key: false)
             #expect(spec.status == 200)
             #expect(spec["openapi"] == "3.0.3")
+            // As firebase-tools' document: the default server is the identitytoolkit host.
+            let daemon = "http://127.0.0.1:9099"
+            #expect(spec["servers"] == .array([.object(["url": .string("\(daemon)/identitytoolkit.googleapis.com")])]))
             let paths = spec["paths"]?.objectValue ?? [:]
-            let signUp = paths["/identitytoolkit.googleapis.com/v1/accounts:signUp"]?["post"]
+            let signUp = paths["/v1/accounts:signUp"]
+            #expect(signUp?["servers"] == nil)
             #expect(
-                signUp?["security"]
+                signUp?["post"]?["security"]
                     == .array([
                         .object(["apiKey": .array([])]), .object(["apiKeyHeader": .array([])]),
                         .object(["admin": .array([])]),
                     ]))
-            #expect(paths["/www.googleapis.com/identitytoolkit/v3/relyingparty/signupNewUser"]?["post"] != nil)
-            let codes = paths["/emulator/v1/projects/{project}/tenants/{tenant}/verificationCodes"]?["get"]
-            #expect(codes?["security"] == nil)
+            #expect(paths["/identitytoolkit.googleapis.com/v1/accounts:signUp"] == nil)
+            let legacy = paths["/identitytoolkit/v3/relyingparty/signupNewUser"]
+            #expect(legacy?["servers"] == .array([.object(["url": .string("\(daemon)/www.googleapis.com")])]))
+            #expect(legacy?["post"] != nil)
             #expect(
-                codes?["parameters"]?.arrayValue?.compactMap { $0["name"]?.stringValue } == ["project", "tenant"])
-            let idpConfig = paths["/identitytoolkit.googleapis.com/v2/projects/{project}/oauthIdpConfigs/{config}"]
+                paths["/v1/token"]?["servers"]
+                    == .array([.object(["url": .string("\(daemon)/securetoken.googleapis.com")])]))
+            let codes = paths["/emulator/v1/projects/{project}/tenants/{tenant}/verificationCodes"]
+            #expect(codes?["servers"] == .array([.object(["url": .string(daemon)])]))
+            #expect(codes?["get"]?["security"] == nil)
+            #expect(
+                codes?["get"]?["parameters"]?.arrayValue?.compactMap { $0["name"]?.stringValue } == [
+                    "project", "tenant",
+                ])
+            // Parameters inside a segment are declared too.
+            let cookie = paths["/v1/projects/{project}/tenants/{tenant}:createSessionCookie"]?["post"]
+            #expect(cookie?["parameters"]?.arrayValue?.compactMap { $0["name"]?.stringValue } == ["project", "tenant"])
+            let idpConfig = paths["/v2/projects/{project}/oauthIdpConfigs/{config}"]
             #expect(idpConfig?["delete"]?["security"] == .array([.object(["admin": .array([])])]))
             #expect(paths["/emulator/openapi.json"]?["get"] != nil)
-            // Every parameter-free GET it lists without a credential answers (none is a 404).
-            for (path, methods) in paths where methods["get"] != nil && !path.contains("{") {
-                guard methods["get"]?["security"] == nil else { continue }
-                let reply = try await client.call(.get, path, key: false)
-                #expect(reply.status != 404, "\(path)")
+            // Every parameter-free GET it lists without a credential answers at its server (none is a 404).
+            for (path, item) in paths where item["get"] != nil && !path.contains("{") {
+                guard item["get"]?["security"] == nil else { continue }
+                let server =
+                    item["servers"]?.arrayValue?.first?["url"]?.stringValue
+                    ?? "\(daemon)/identitytoolkit.googleapis.com"
+                let reply = try await client.call(.get, String(server.dropFirst(daemon.count)) + path, key: false)
+                #expect(reply.status != 404, "\(server) \(path)")
             }
         }
     }

@@ -138,6 +138,52 @@ def test_sighup_reloads_test_numbers_and_keeps_old_config_on_bad_file(tmp_path):
         notify.close()
 
 
+def reload_and_wait(proc, notify):
+    """SIGHUP, then the READY=1 that follows its RELOADING=1."""
+    before = len(notify.messages)
+    proc.send_signal(signal.SIGHUP)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        later = [m for _, m in notify.messages[before:]]
+        reloading = next((i for i, m in enumerate(later) if "RELOADING=1" in m.split("\n")), None)
+        if reloading is not None and any("READY=1" in m.split("\n") for m in later[reloading + 1:]):
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"no RELOADING=1 then READY=1 after SIGHUP: {notify.messages[before:]}")
+
+
+def test_sighup_replaces_the_sms_region_policy_branch(tmp_path):
+    """The file's smsRegionConfig goes through the REST API's write path: one branch replaces the other."""
+    config = tmp_path / "authemu.yaml"
+    config.write_text(f"projects:\n  {PROJECT}:\n    config:\n      smsRegionConfig:\n"
+                      "        allowByDefault: {disallowedRegions: [CA]}\n")
+    notify = NotifySocket(tmp_path)
+    proc, port = start(tmp_path, notify, extra=["--config", str(config)])
+    base = f"http://127.0.0.1:{port}/identitytoolkit.googleapis.com"
+
+    def send(phone):
+        return requests.post(f"{base}/v1/accounts:sendVerificationCode", params={"key": "k"},
+                             json={"phoneNumber": phone})
+
+    try:
+        notify.wait_for("READY=1")
+        assert send("+15555550181").status_code == 200
+        assert send("+14165550181").json()["error"]["message"].startswith("OPERATION_NOT_ALLOWED")
+        config.write_text(f"projects:\n  {PROJECT}:\n    config:\n      smsRegionConfig:\n"
+                          "        allowlistOnly: {allowedRegions: [GB]}\n")
+        reload_and_wait(proc, notify)
+        stored = requests.get(f"{base}/v2/projects/{PROJECT}/config", headers={"Authorization": "Bearer owner"})
+        assert stored.json()["smsRegionConfig"] == {"allowlistOnly": {"allowedRegions": ["GB"]}}
+        us = send("+15555550182")
+        assert (us.status_code, us.json()["error"]["message"]) == (
+            400, "OPERATION_NOT_ALLOWED : SMS unable to be sent until this region enabled by the app developer.")
+        assert send("+447700900181").status_code == 200
+        assert send("+14165550182").status_code == 400
+    finally:
+        proc.kill()
+        notify.close()
+
+
 def test_sigterm_with_requests_in_flight(tmp_path):
     notify = NotifySocket(tmp_path)
     proc, port = start(tmp_path, notify)

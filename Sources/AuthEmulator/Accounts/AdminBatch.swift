@@ -263,7 +263,8 @@ extension Emulator {
         if limit > 1000 { limit = 1000 }
         let pageLimit = limit < 0 ? nil : limit
         let users = try await store.read { tx in
-            try tx.listUsers(
+            if try Emulator.readSettings(tx, scope).disableAuth { throw AuthError.projectDisabled }
+            return try tx.listUsers(
                 scope, after: nextPageToken.flatMap { $0.isEmpty ? nil : $0 }, limit: pageLimit, descending: false)
         }
         var response: [String: JSONValue] = ["kind": "identitytoolkit#DownloadAccountResponse"]
@@ -277,8 +278,8 @@ extension Emulator {
     /// `accounts:batchDelete`.
     public func batchDelete(localIds: [String]?, force: Bool, caller: Caller) async throws -> JSONValue {
         let ids = localIds ?? []
-        if ids.isEmpty { throw AuthError("MISSING_LOCAL_ID") }
-        if ids.count > 1000 { throw AuthError("LOCAL_ID_LIST_EXCEEDS_LIMIT") }
+        // As firebase-tools: an empty list is out of the 1-1000 range like a long one.
+        if ids.isEmpty || ids.count > 1000 { throw AuthError("LOCAL_ID_LIST_EXCEEDS_LIMIT") }
         let scope = caller.scope
         let errors: [JSONValue] = try await store.write { tx in
             var errors: [JSONValue] = []
@@ -301,6 +302,7 @@ extension Emulator {
 
     /// `accounts:query`: all users sorted by localId, or just the count.
     public func queryAccounts(_ body: JSONValue, caller: Caller) async throws -> JSONValue {
+        try await requireAuthEnabled(caller.scope)
         if body["expression"].map({ $0 != .null && $0 != .array([]) }) == true {
             throw AuthError.notImplemented("accounts:query with expression")
         }

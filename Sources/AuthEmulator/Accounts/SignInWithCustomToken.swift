@@ -13,6 +13,7 @@ extension Emulator {
     public func signInWithCustomToken(_ request: SignInWithCustomTokenRequest, caller: Caller) async throws
         -> JSONValue
     {
+        try await requireAuthEnabled(caller.scope)
         guard let token = request.token, !token.isEmpty else { throw AuthError("MISSING_CUSTOM_TOKEN") }
         let payload = try parseCustomToken(token, scope: caller.scope)
         guard let uid = payload["uid"]?.stringValue ?? payload["user_id"]?.stringValue, !uid.isEmpty else {

@@ -27,7 +27,7 @@ extension Emulator {
                     tx, token: request.captchaResponse, clientType: request.clientType,
                     version: request.recaptchaVersion,
                     scope: scope, settings: settings)
-                guard let email = request.email, !email.isEmpty else { throw AuthError.missingEmail }
+                guard let email = request.email else { throw AuthError.missingEmail }
                 guard Validation.isEmail(email) else { throw AuthError.invalidEmail }
                 guard let password = request.password, !password.isEmpty else { throw AuthError.missingPassword }
                 let privacy = settings.improvedEmailPrivacy

@@ -34,7 +34,16 @@ extension Emulator {
             tx, hooks, random in
             let settings = try self.settings(tx, scope)
             if settings.disableAuth { throw AuthError.projectDisabled }
-            if request.localId != nil, !caller.isAdmin { throw AuthError("UNEXPECTED_PARAMETER", "User ID") }
+            if request.localId != nil, !caller.isAdmin || request.idToken != nil {
+                throw AuthError("UNEXPECTED_PARAMETER", "User ID")
+            }
+            // As firebase-tools: a client's sign-up that names an account, an email or a password is
+            // an email/password one, and needs both (an anonymous account cannot become a password
+            // session without an address).
+            if !caller.isAdmin, request.idToken != nil || request.email != nil || request.password != nil {
+                guard request.email?.isEmpty == false else { throw AuthError.missingEmail }
+                guard request.password?.isEmpty == false else { throw AuthError.missingPassword }
+            }
             if !caller.isAdmin, request.email != nil || request.password != nil {
                 try Emulator.verifyPasswordRecaptcha(
                     tx, token: request.captchaResponse, clientType: request.clientType,

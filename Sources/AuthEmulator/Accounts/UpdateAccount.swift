@@ -62,8 +62,8 @@ extension Emulator {
                 throw AuthError("INVALID_REQ_TYPE", "Unsupported request parameters.")
             }
             if !caller.isAdmin {
-                if request.customAttributes != nil || request.emailVerified != nil || request.validSince != nil
-                    || request.createdAt != nil || request.lastLoginAt != nil
+                if request.customAttributes != nil || request.emailVerified != nil || request.createdAt != nil
+                    || request.lastLoginAt != nil
                 {
                     throw AuthError.insufficientPermission
                 }
@@ -147,7 +147,9 @@ extension Emulator {
                 user.customAttributes = try CustomClaims.validate(attributes)
             }
             if let validSince = request.validSince {
-                user.validSince = validSince
+                // A signed-in user revoking their other sessions: tokens before now end, and this
+                // request gets new ones (firebase-tools). The admin credential sets the value sent.
+                user.validSince = caller.isAdmin ? validSince : String(now.epochSeconds)
                 reissue = true
             }
             if let createdAt = request.createdAt { user.createdAt = createdAt }
@@ -239,12 +241,13 @@ extension Emulator {
             let settings = try self.settings(tx, scope)
             if settings.disableAuth { throw AuthError.projectDisabled }
             let target: String
-            if let idToken {
-                let claims = try self.tokens.decodeIdToken(idToken)
-                target = try Emulator.userForIdToken(tx, claims, scope: scope).localId
-            } else if caller.isAdmin {
+            if caller.isAdmin {
+                // As firebase-tools: the admin form names the account; an ID token does not.
                 guard let localId else { throw AuthError.missingLocalId }
                 target = localId
+            } else if let idToken {
+                let claims = try self.tokens.decodeIdToken(idToken)
+                target = try Emulator.userForIdToken(tx, claims, scope: scope).localId
             } else {
                 throw AuthError.missingIdToken
             }

@@ -118,6 +118,13 @@ extension Emulator {
         return ScopeSettings(tenant: tenant, projectConfig: config)
     }
 
+    /// `PROJECT_DISABLED` before any other check, for operations whose first checks come before
+    /// their transaction (firebase-tools asserts `!disableAuth` first in every account handler).
+    func requireAuthEnabled(_ scope: Scope) async throws {
+        let disabled = try await store.read { tx in try Emulator.readSettings(tx, scope).disableAuth }
+        if disabled { throw AuthError.projectDisabled }
+    }
+
     /// Resolves the user behind a presented ID token (firebase-tools' checks, in its order).
     static func userForIdToken(
         _ tx: any StoreTransaction, _ claims: IdTokenClaims, scope: Scope

@@ -3,7 +3,8 @@ import Foundation
 /// The v2 project `Config`, tenants, and identity-provider configs (admin APIs).
 extension Emulator {
     public func getProjectConfig(projectId: String) async throws -> JSONValue {
-        try await store.read { tx in try Emulator.projectConfig(tx, projectId: projectId) }
+        try await ResourceDefaults.productionForm(
+            store.read { tx in try Emulator.projectConfig(tx, projectId: projectId) })
     }
 
     /// PATCH with `updateMask` (dotted paths); an empty mask replaces the whole config.
@@ -20,19 +21,27 @@ extension Emulator {
             }
         }
         return try await store.write { tx in
-            let current = try Emulator.projectConfig(tx, projectId: projectId)
-            var updated: JSONValue
-            if updateMask.isEmpty {
-                updated = ResourceDefaults.projectConfig(projectId: projectId).merged(with: patch)
-            } else {
-                updated = FieldMask.apply(updateMask, from: patch, to: current)
+            try Emulator.writeProjectConfig(tx, projectId: projectId, patch: patch) { current in
+                updateMask.isEmpty
+                    ? ResourceDefaults.projectConfig(projectId: projectId).merged(with: patch)
+                    : FieldMask.apply(updateMask, from: patch, to: current)
             }
-            updated = updated.setting(["name"], to: .string("projects/\(projectId)/config"))
-            updated = ConfigValidation.normalizeMfa(updated, key: "mfa")
-            updated = SmsRegionPolicy.keepOneBranch(updated, key: "smsRegionConfig", patch: patch)
-            try tx.saveProjectConfig(projectId: projectId, updated)
-            return updated
         }
+    }
+
+    /// The one write path of a project config, for the REST API and the configuration file:
+    /// `change` makes the new resource from the stored one; then the name, the MFA shape, the
+    /// `smsRegionConfig` oneof (the branch `patch` sets replaces the other) and production's JSON.
+    static func writeProjectConfig(
+        _ tx: any StoreTransaction, projectId: String, patch: JSONValue, change: (JSONValue) -> JSONValue
+    ) throws -> JSONValue {
+        var updated = change(try projectConfig(tx, projectId: projectId))
+        updated = updated.setting(["name"], to: .string("projects/\(projectId)/config"))
+        updated = ConfigValidation.normalizeMfa(updated, key: "mfa")
+        updated = SmsRegionPolicy.keepOneBranch(updated, key: "smsRegionConfig", patch: patch)
+        updated = ResourceDefaults.productionForm(updated)
+        try tx.saveProjectConfig(projectId: projectId, updated)
+        return updated
     }
 
     /// The firebase-tools emulator view of the config: exactly two settings.
@@ -62,19 +71,16 @@ extension Emulator {
         try ConfigValidation.validateTenant(body)
         let tenantId = random.alphanumeric(28)
         return try await store.write { tx in
-            var tenant = ResourceDefaults.createdTenant(projectId: projectId, tenantId: tenantId).merged(with: body)
-            tenant = tenant.setting(["name"], to: .string("projects/\(projectId)/tenants/\(tenantId)"))
-                .setting(["tenantId"], to: .string(tenantId))
-            tenant = ConfigValidation.normalizeMfa(tenant, key: "mfaConfig")
-            try tx.saveTenant(projectId: projectId, tenantId: tenantId, tenant)
-            return tenant
+            try Emulator.writeTenant(tx, projectId: projectId, tenantId: tenantId, patch: body) {
+                ResourceDefaults.createdTenant(projectId: projectId, tenantId: tenantId).merged(with: body)
+            }
         }
     }
 
     public func getTenant(projectId: String, tenantId: String) async throws -> JSONValue {
-        try await store.write { tx in
-            try Emulator.tenantResource(tx, projectId: projectId, tenantId: tenantId, create: true)!
-        }
+        try await ResourceDefaults.productionForm(
+            store.write { tx in try Emulator.tenantResource(tx, projectId: projectId, tenantId: tenantId, create: true)!
+            })
     }
 
     public func updateTenant(projectId: String, tenantId: String, patch: JSONValue, updateMask: [String]) async throws
@@ -85,17 +91,25 @@ extension Emulator {
         try ConfigValidation.validateTenant(patch)
         return try await store.write { tx in
             let current = try Emulator.tenantResource(tx, projectId: projectId, tenantId: tenantId, create: true)!
-            var updated =
+            return try Emulator.writeTenant(tx, projectId: projectId, tenantId: tenantId, patch: patch) {
                 updateMask.isEmpty
-                ? ResourceDefaults.createdTenant(projectId: projectId, tenantId: tenantId).merged(with: patch)
-                : FieldMask.apply(updateMask, from: patch, to: current)
-            updated = updated.setting(["name"], to: .string("projects/\(projectId)/tenants/\(tenantId)"))
-                .setting(["tenantId"], to: .string(tenantId))
-            updated = ConfigValidation.normalizeMfa(updated, key: "mfaConfig")
-            updated = SmsRegionPolicy.keepOneBranch(updated, key: "smsRegionConfig", patch: patch)
-            try tx.saveTenant(projectId: projectId, tenantId: tenantId, updated)
-            return updated
+                    ? ResourceDefaults.createdTenant(projectId: projectId, tenantId: tenantId).merged(with: patch)
+                    : FieldMask.apply(updateMask, from: patch, to: current)
+            }
         }
+    }
+
+    /// The one write path of a tenant (REST API and configuration file), as `writeProjectConfig`.
+    static func writeTenant(
+        _ tx: any StoreTransaction, projectId: String, tenantId: String, patch: JSONValue, make: () -> JSONValue
+    ) throws -> JSONValue {
+        var updated = make().setting(["name"], to: .string("projects/\(projectId)/tenants/\(tenantId)"))
+            .setting(["tenantId"], to: .string(tenantId))
+        updated = ConfigValidation.normalizeMfa(updated, key: "mfaConfig")
+        updated = SmsRegionPolicy.keepOneBranch(updated, key: "smsRegionConfig", patch: patch)
+        updated = ResourceDefaults.productionForm(updated)
+        try tx.saveTenant(projectId: projectId, tenantId: tenantId, updated)
+        return updated
     }
 
     public func deleteTenant(projectId: String, tenantId: String) async throws -> JSONValue {
@@ -116,7 +130,7 @@ extension Emulator {
         let tenants = try await store.read { tx in
             try tx.listTenants(projectId: projectId, after: pageToken.flatMap { $0.isEmpty ? nil : $0 }, limit: limit)
         }
-        var response: [String: JSONValue] = ["tenants": .array(tenants)]
+        var response: [String: JSONValue] = ["tenants": .array(tenants.map(ResourceDefaults.productionForm))]
         if let limit, tenants.count == limit, let last = tenants.last?["tenantId"] { response["nextPageToken"] = last }
         return .object(response)
     }

@@ -21,9 +21,9 @@ extension Emulator {
                 } catch {
                     throw SeedError("projects.\(projectId).config: \(error.message)")
                 }
-                try await store.write { tx in
-                    let merged = try Emulator.projectConfig(tx, projectId: projectId).merged(with: config)
-                    try tx.saveProjectConfig(projectId: projectId, ConfigValidation.normalizeMfa(merged, key: "mfa"))
+                // The file's keys are merged over what the REST API stored, through its write path.
+                _ = try await store.write { tx in
+                    try Emulator.writeProjectConfig(tx, projectId: projectId, patch: config) { $0.merged(with: config) }
                 }
             }
             guard let tenants = fields["tenants"] else { continue }
@@ -39,16 +39,13 @@ extension Emulator {
                 } catch {
                     throw SeedError("projects.\(projectId).tenants.\(tenantId): \(error.message)")
                 }
-                try await store.write { tx in
+                _ = try await store.write { tx in
                     let current =
                         try tx.tenant(projectId: projectId, tenantId: tenantId)
                         ?? ResourceDefaults.createdTenant(projectId: projectId, tenantId: tenantId)
-                    let merged = current.merged(with: tenant)
-                        .setting(["name"], to: .string("projects/\(projectId)/tenants/\(tenantId)"))
-                        .setting(["tenantId"], to: .string(tenantId))
-                    try tx.saveTenant(
-                        projectId: projectId, tenantId: tenantId,
-                        ConfigValidation.normalizeMfa(merged, key: "mfaConfig"))
+                    return try Emulator.writeTenant(tx, projectId: projectId, tenantId: tenantId, patch: tenant) {
+                        current.merged(with: tenant)
+                    }
                 }
             }
         }

@@ -67,6 +67,30 @@ public struct ScopeSettings: Sendable {
 
 /// Defaults of the v2 resources, matching what firebase-tools answers for a fresh project.
 public enum ResourceDefaults {
+    /// The settings objects in which production's JSON leaves out `false` (proto3 omits default
+    /// values): `emailPrivacyConfig: {}` when improved privacy is off, as the Admin SDKs' tests
+    /// expect. Top-level tenant switches and `signIn` keep their `false`, as firebase-tools answers.
+    static let falseOmittingObjects = [
+        "emailPrivacyConfig", "passwordPolicyConfig", "recaptchaConfig", "smsRegionConfig",
+    ]
+
+    /// A config or tenant as production writes it (see `falseOmittingObjects`).
+    public static func productionForm(_ resource: JSONValue) -> JSONValue {
+        guard var object = resource.objectValue else { return resource }
+        for key in falseOmittingObjects {
+            if let value = object[key] { object[key] = withoutFalse(value) }
+        }
+        return .object(object)
+    }
+
+    static func withoutFalse(_ value: JSONValue) -> JSONValue {
+        switch value {
+        case .object(let fields): .object(fields.filter { $0.value != .bool(false) }.mapValues(withoutFalse))
+        case .array(let items): .array(items.map(withoutFalse))
+        default: value
+        }
+    }
+
     public static func projectConfig(projectId: String) -> JSONValue {
         .object([
             "name": .string("projects/\(projectId)/config"),
@@ -74,7 +98,7 @@ public enum ResourceDefaults {
             // whole); absent `signIn.email/anonymous/phoneNumber` read as enabled (ScopeSettings).
             "signIn": .object(["allowDuplicateEmails": .bool(false)]),
             "blockingFunctions": .object([:]),
-            "emailPrivacyConfig": .object(["enableImprovedEmailPrivacy": .bool(false)]),
+            "emailPrivacyConfig": .object([:]),
             "mfa": .object([
                 "state": .string("ENABLED"), "enabledProviders": .array([.string("PHONE_SMS")]),
                 "providerConfigs": .array([]),

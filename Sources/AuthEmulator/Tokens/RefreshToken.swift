@@ -125,7 +125,9 @@ public enum CustomClaims {
         (try? JSONValue.parse(Data(string.utf8)))?.objectValue
     }
 
-    /// Validates a `customAttributes` value; returns it normalised, or nil for "clear".
+    /// Validates a `customAttributes` value; returns it as sent, or nil for "clear" (an empty string
+    /// or `null`). `{}` is kept: the Admin SDKs send it for `setCustomUserClaims(uid, {} / null)`
+    /// and read `customClaims: {}` back.
     public static func validate(_ string: String) throws(AuthError) -> String? {
         if string.count > 1000 { throw AuthError.claimsTooLarge }
         if string.isEmpty { return nil }
@@ -133,6 +135,6 @@ public enum CustomClaims {
         if parsed == .null { return nil }
         guard let object = parsed.objectValue else { throw AuthError.invalidClaims }
         if let bad = object.keys.sorted().first(where: reserved.contains) { throw AuthError.forbiddenClaim(bad) }
-        return object.isEmpty ? nil : string
+        return string
     }
 }
