@@ -13,6 +13,9 @@ enum Access {
     case apiKey
     /// Emulator endpoints: no credential.
     case open
+    /// Emulator endpoints that act on the whole daemon (the clock): no credential on a loopback
+    /// listener, the admin credential on any other.
+    case emulatorAdmin
 }
 
 /// A decoded API request: normalised JSON body, query, and who is calling for which scope.
@@ -42,6 +45,8 @@ struct ApiRequest: Sendable {
             || (request.headers[HTTPField.Name("x-goog-api-key")!].map { !$0.isEmpty } ?? false)
         switch access {
         case .open: break
+        case .emulatorAdmin:
+            if !isAdmin, !settings.loopbackOnly { throw AuthError.adminCredentialOffLoopback }
         case .client:
             if !isAdmin, !hasKey { throw AuthError.missingAPIKey }
         case .apiKey:
@@ -56,7 +61,9 @@ struct ApiRequest: Sendable {
             }
         }
         var projectId = context.parameters.get("project") ?? settings.defaultProjectId
-        if let target = body["targetProjectId"]?.stringValue, !target.isEmpty, access != .open {
+        if let target = body["targetProjectId"]?.stringValue, !target.isEmpty, access != .open,
+            access != .emulatorAdmin
+        {
             guard isAdmin else {
                 throw AuthError("INSUFFICIENT_PERMISSION", "Only authenticated requests can specify target_project_id.")
             }
@@ -150,12 +157,24 @@ public struct HTTPSettings: Sendable {
     public var defaultProjectId: String
     public var adminToken: String
     public var maxBodyBytes: Int
+    /// Whether only this machine can reach the listener (then `.emulatorAdmin` needs no credential).
+    public var loopbackOnly: Bool
 
-    public init(defaultProjectId: String, adminToken: String = "owner", maxBodyBytes: Int = 16 * 1024 * 1024) {
+    public init(
+        defaultProjectId: String, adminToken: String = "owner", maxBodyBytes: Int = 16 * 1024 * 1024,
+        loopbackOnly: Bool = true
+    ) {
         self.defaultProjectId = defaultProjectId
         self.adminToken = adminToken
         self.maxBodyBytes = maxBodyBytes
+        self.loopbackOnly = loopbackOnly
     }
+}
+
+/// 127.0.0.0/8, ::1, IPv4-mapped loopback and `localhost`.
+public func isLoopbackAddress(_ address: String) -> Bool {
+    let bare = address.hasPrefix("::ffff:") ? String(address.dropFirst(7)) : address
+    return bare == "::1" || bare.hasPrefix("127.") || bare.lowercased() == "localhost"
 }
 
 extension [UInt8] {

@@ -40,7 +40,8 @@ public func buildRouter(emulator: Emulator, config: AppConfig) -> ExactPathRoute
     router.add(middleware: CORSReflectingMiddleware())
     router.add(middleware: ErrorEnvelopeMiddleware())
     let settings = HTTPSettings(
-        defaultProjectId: config.projectId, adminToken: config.adminToken, maxBodyBytes: config.maxBodyBytes)
+        defaultProjectId: config.projectId, adminToken: config.adminToken, maxBodyBytes: config.maxBodyBytes,
+        loopbackOnly: isLoopbackAddress(config.host))
     let exact = ExactPaths<AuthRequestContext>()
     let table = RouteTable(
         router: router, exact: exact, emulator: emulator, settings: settings, catalog: RouteCatalog())
@@ -60,6 +61,7 @@ public func makeEmulator(
         store: store, clock: clock, random: random,
         options: EmulatorOptions(defaultProjectId: config.projectId, publicURL: config.resolvedPublicURL),
         logger: logger, blockingFunctionTransport: BlockingFunctionHTTPClient())
+    try await emulator.restoreClockOffset()
     if let projects = config.projects { try await emulator.applyProjectSeeds(projects) }
     if config.tokenSigning == .rs256 { try await emulator.enableSignedTokens() }
     return emulator

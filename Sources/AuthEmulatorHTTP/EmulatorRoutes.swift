@@ -11,7 +11,7 @@ extension RouteTable {
                 .object([
                     "authEmulator": .object([
                         "ready": true, "docs": "https://firebase.google.com/docs/emulator-suite",
-                        "apiSpec": "/emulator/openapi.json",
+                        "apiSpec": "/emulator/openapi.json", "clock": emulator.clockState(),
                     ])
                 ]))
         }
@@ -92,6 +92,7 @@ extension RouteTable {
             try await emulator.clearSmsMessages($0.caller.scope)
             return .object([:])
         }
+        registerClockRoutes()
         registerActionPage()
         registerIdpWidget()
     }
@@ -167,6 +168,19 @@ extension RouteTable {
         api(.post, ["/emulator/auth/redirectEvents:take"], access: .open) {
             try emulator.takeRedirectEvent($0.decode(TakeRedirectEventRequest.self))
         }
+    }
+
+    /// `/emulator/v1/clock`: the emulator's movable time (`ClockService`).
+    func registerClockRoutes() {
+        let emulator = self.emulator
+        api(.get, ["/emulator/v1/clock"], access: .emulatorAdmin) { _ in emulator.clockState() }
+        api(.post, ["/emulator/v1/clock:advance"], access: .emulatorAdmin) {
+            try await emulator.advanceClock($0.decode(AdvanceClockRequest.self))
+        }
+        api(.post, ["/emulator/v1/clock:set"], access: .emulatorAdmin) {
+            try await emulator.setClock($0.decode(SetClockRequest.self))
+        }
+        api(.post, ["/emulator/v1/clock:reset"], access: .emulatorAdmin) { _ in try await emulator.resetClock() }
     }
 
     /// `GET /emulator/action`: the page email links point at.

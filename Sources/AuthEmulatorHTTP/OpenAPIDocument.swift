@@ -134,6 +134,7 @@ enum OpenAPIDocument {
         case .apiKey: .array([apiKey, apiKeyHeader])
         case .admin: .array([.object(["admin": .array([])])])
         case .open: nil
+        case .emulatorAdmin: .array([.object([:]), .object(["admin": .array([])])])
         }
     }
 

@@ -153,6 +153,16 @@ enum Schema {
                     )
                     """)
         }
+        // The offset of the emulator's movable clock, so a moved clock survives a restart.
+        migrator.registerMigration("v9-clock-offset") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE clock_offset (
+                        id INTEGER NOT NULL PRIMARY KEY CHECK (id = 1),
+                        seconds REAL NOT NULL
+                    )
+                    """)
+        }
         return migrator
     }()
 }

@@ -5,5 +5,8 @@ struct Authemu: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "authemu",
         abstract: "A local emulator of the Firebase Authentication / Identity Platform backend.",
-        subcommands: [Serve.self, Codes.self, TotpCommand.self, Health.self, Export.self, Import.self, Reset.self])
+        subcommands: [
+            Serve.self, Codes.self, TotpCommand.self, ClockCommand.self, Health.self, Export.self, Import.self,
+            Reset.self,
+        ])
 }

@@ -1,14 +1,11 @@
+import AuthEmulatorHTTP
 import Foundation
 import NIOCore
 
 /// What `serve` says about who can reach it: a listener that is not loopback-only gets one clear
 /// warning, and the `export` lines name addresses a client can use instead of `0.0.0.0`.
 enum ListenerExposure {
-    /// 127.0.0.0/8, ::1, and IPv4-mapped loopback.
-    static func isLoopback(_ address: String) -> Bool {
-        let bare = address.hasPrefix("::ffff:") ? String(address.dropFirst(7)) : address
-        return bare == "::1" || bare.hasPrefix("127.") || bare == "localhost"
-    }
+    static func isLoopback(_ address: String) -> Bool { isLoopbackAddress(address) }
 
     static func isWildcard(_ address: String) -> Bool { address == "0.0.0.0" || address == "::" }
 

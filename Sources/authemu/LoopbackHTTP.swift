@@ -4,7 +4,7 @@ import Foundation
     import Glibc
 #endif
 
-/// A minimal HTTP/1.0 GET for the CLI's own daemon (`health`, `codes`, the watchdog). The daemon
+/// A minimal HTTP/1.0 client for the CLI's own daemon (`health`, `codes`, `clock`, the watchdog). The daemon
 /// closes HTTP/1.0 connections after answering, so reading to the end gives the whole response.
 /// (FoundationNetworking would drag libcurl into the statically linked binary.)
 enum LoopbackHTTP {
@@ -21,6 +21,14 @@ enum LoopbackHTTP {
     }
 
     static func get(host: String, port: Int, path: String, timeout: Duration) -> Reply? {
+        request("GET", host: host, port: port, path: path, timeout: timeout)
+    }
+
+    /// One request with an optional JSON body and extra header lines (`Authorization: …`).
+    static func request(
+        _ method: String, host: String, port: Int, path: String, json body: Data? = nil, headers: [String] = [],
+        timeout: Duration
+    ) -> Reply? {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -36,7 +44,10 @@ enum LoopbackHTTP {
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
         guard connect(descriptor, first.pointee.ai_addr, first.pointee.ai_addrlen) == 0 else { return nil }
-        let request = Array("GET \(path) HTTP/1.0\r\nHost: \(host)\r\n\r\n".utf8)
+        var head = "\(method) \(path) HTTP/1.0\r\nHost: \(host)\r\n"
+        for line in headers { head += line + "\r\n" }
+        if let body { head += "Content-Type: application/json\r\nContent-Length: \(body.count)\r\n" }
+        let request = Array((head + "\r\n").utf8) + Array(body ?? Data())
         guard send(descriptor, request, request.count, 0) == request.count else { return nil }
         var response = Data()
         var buffer = [UInt8](repeating: 0, count: 16384)

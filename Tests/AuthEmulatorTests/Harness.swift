@@ -14,8 +14,9 @@ struct Harness {
     let config: AppConfig
     let store: SQLiteStore
 
-    init(project: String = "example", store: SQLiteStore? = nil) throws {
+    init(project: String = "example", store: SQLiteStore? = nil, host: String = "127.0.0.1") throws {
         var config = AppConfig()
+        config.host = host
         config.projectId = project
         config.ephemeral = true
         config.maxBodyBytes = 64 * 1024

@@ -27,9 +27,8 @@ extension Emulator {
             if !settings.emailLinkEnabled { throw AuthError.operationNotAllowed }
             guard let code = request.oobCode, !code.isEmpty else { throw AuthError.missingOobCode }
             guard let email = request.email, !email.isEmpty else { throw AuthError.missingEmail }
-            guard let oob = try tx.oobCode(scope, code: code), oob.requestType == .emailSignin else {
-                throw AuthError.invalidOobCode
-            }
+            let oob = try self.liveOobCode(tx, scope, code: code)
+            guard oob.requestType == .emailSignin else { throw AuthError.invalidOobCode }
             guard oob.email == email.lowercased() else {
                 throw AuthError("INVALID_EMAIL", "The email provided does not match the sign-in email address.")
             }

@@ -67,6 +67,10 @@ extension AuthError {
         "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.",
         kind: .unauthenticated)
     public static let routeNotFound = AuthError("NOT_FOUND", "Not Found", kind: .notFound)
+    public static let adminCredentialOffLoopback = AuthError(
+        "PERMISSION_DENIED",
+        "The daemon listens beyond loopback: this endpoint needs the admin credential (Authorization: Bearer …).",
+        kind: .permissionDenied)
     public static func storeUnavailable(_ detail: String) -> AuthError {
         AuthError("UNAVAILABLE", "The emulator's database cannot take writes: \(detail)", kind: .unavailable)
     }
@@ -82,6 +86,7 @@ extension AuthError {
     public static let invalidIdToken = AuthError("INVALID_ID_TOKEN")
     public static let invalidLoginCredentials = AuthError("INVALID_LOGIN_CREDENTIALS")
     public static let invalidOobCode = AuthError("INVALID_OOB_CODE")
+    public static let expiredOobCode = AuthError("EXPIRED_OOB_CODE")
     public static let invalidPassword = AuthError("INVALID_PASSWORD")
     public static let invalidPhoneNumber = AuthError("INVALID_PHONE_NUMBER", "Invalid format.")
     public static let invalidRefreshToken = AuthError("INVALID_REFRESH_TOKEN")

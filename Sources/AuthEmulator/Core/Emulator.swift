@@ -33,7 +33,10 @@ public struct Caller: Sendable {
 /// extensions over it, one file per capability.
 public final class Emulator: Sendable {
     public let store: any AuthStore
+    /// The emulator's time: `movableClock`, read everywhere in the domain.
     public let clock: any AuthClock
+    /// The given clock plus the offset tests move (`/emulator/v1/clock`).
+    public let movableClock: MovableClock
     public let random: any RandomSource
     public let tokens: TokenService
     public let options: EmulatorOptions
@@ -55,11 +58,13 @@ public final class Emulator: Sendable {
     ) async {
         self.blockingFunctionTransport = blockingFunctionTransport
         self.store = store
-        self.clock = clock
+        let movable = MovableClock(base: clock)
+        self.movableClock = movable
+        self.clock = movable
         self.random = random
         self.options = options
         self.logger = logger
-        self.tokens = await TokenService(clock: clock)
+        self.tokens = await TokenService(clock: movable)
     }
 
     var nowMillisString: String { String(clock.now().epochMillis) }

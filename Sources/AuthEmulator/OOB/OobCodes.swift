@@ -163,7 +163,7 @@ extension Emulator {
             if settings.disableAuth { throw AuthError.projectDisabled }
             if !settings.passwordSignUpEnabled { throw AuthError.passwordLoginDisabled }
             guard let code = request.oobCode, !code.isEmpty else { throw AuthError.missingOobCode }
-            guard let oob = try tx.oobCode(scope, code: code) else { throw AuthError.invalidOobCode }
+            let oob = try self.liveOobCode(tx, scope, code: code)
             guard let newPassword = request.newPassword else { return oob }
             guard oob.requestType == .passwordReset else { throw AuthError.invalidOobCode }
             try settings.passwordRules.check(newPassword: newPassword)
@@ -183,6 +183,17 @@ extension Emulator {
         return .object(response)
     }
 
+    /// The stored code, unless it is unknown (`INVALID_OOB_CODE`) or older than the scope's
+    /// `oobCodeLifetimeSeconds` on the emulator's clock (`EXPIRED_OOB_CODE`).
+    func liveOobCode(_ tx: any StoreTransaction, _ scope: Scope, code: String) throws -> OobCode {
+        guard let oob = try tx.oobCode(scope, code: code) else { throw AuthError.invalidOobCode }
+        let lifetime = try self.settings(tx, scope).emulator.oobCodeLifetimeSeconds
+        if let created = oob.createdAt, created + Double(lifetime) * 1000 <= clock.now().timeIntervalSince1970 * 1000 {
+            throw AuthError.expiredOobCode
+        }
+        return oob
+    }
+
     static func oobUser(_ tx: any StoreTransaction, _ oob: OobCode, scope: Scope) throws -> UserRecord? {
         if let localId = oob.localId, let user = try tx.user(scope, localId: localId) { return user }
         return try tx.users(scope, email: oob.email).first
@@ -194,7 +205,7 @@ extension Emulator {
     public func applyOobCode(_ code: String, caller: Caller) async throws -> JSONValue {
         let scope = caller.scope
         let outcome: Result<(UserRecord, String?), AuthError> = try await store.write { tx in
-            guard let oob = try tx.oobCode(scope, code: code) else { throw AuthError.invalidOobCode }
+            let oob = try self.liveOobCode(tx, scope, code: code)
             guard var user = try Emulator.oobUser(tx, oob, scope: scope) else { throw AuthError.invalidOobCode }
             var newEmail: String?
             switch oob.requestType {

@@ -26,6 +26,8 @@ public struct EmulatorSettings: Sendable, Equatable {
     /// Whether a TOTP code's time step may be used only once per enrollment (production does so;
     /// turn off for test suites or benchmarks that sign in with the same factor within 30 s).
     public var totpReplayProtection = true
+    /// Seconds an email action code (OOB) stays valid (`EXPIRED_OOB_CODE` afterwards).
+    public var oobCodeLifetimeSeconds: Int = 3600
 
     public init() {}
 
@@ -45,6 +47,7 @@ public struct EmulatorSettings: Sendable, Equatable {
         if let number = value["totpEnrollmentLifetimeSeconds"]?.doubleValue?.truncatedInt {
             totpEnrollmentLifetimeSeconds = number
         }
+        if let number = value["oobCodeLifetimeSeconds"]?.doubleValue?.truncatedInt { oobCodeLifetimeSeconds = number }
     }
 
     /// Validates an `emulatorSettings` object from the REST API or the config file.
@@ -55,6 +58,7 @@ public struct EmulatorSettings: Sendable, Equatable {
             "smsCodeLifetimeSeconds": 1...86400, "smsMaxAttempts": 1...1000, "smsQuotaPerNumberPerHour": 0...1_000_000,
             "smsQuotaPerIpPerHour": 0...1_000_000, "mfaMaxEnrolledFactors": 1...100,
             "mfaPendingCredentialLifetimeSeconds": 1...86400, "totpEnrollmentLifetimeSeconds": 1...86400,
+            "oobCodeLifetimeSeconds": 1...2_592_000,
         ]
         for (key, field) in object {
             if key == "appVerification" {

@@ -45,7 +45,7 @@ extension IdTokenPayload {
         let firebase = claims["firebase"]
         self.init(
             user_id: claims["user_id"]?.stringValue, sub: claims["sub"]?.stringValue, aud: claims["aud"]?.stringValue,
-            iat: claims["iat"]?.doubleValue,
+            iat: claims["iat"]?.doubleValue, exp: claims["exp"]?.doubleValue,
             firebase: firebase?.objectValue.map { _ in
                 Firebase(
                     tenant: firebase?["tenant"]?.stringValue,

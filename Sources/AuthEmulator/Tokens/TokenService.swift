@@ -35,6 +35,8 @@ public struct IdTokenClaims: Sendable {
     public var signInProvider: String
     public var secondFactor: SecondFactorClaim?
     public var issuedAt: Int64
+    /// `exp`; nil when the token has none (firebase-tools' tokens of old exports).
+    public var expiresAt: Int64?
 }
 
 /// The claims the emulator reads back from ID tokens (see `ClaimsDecoder`).
@@ -49,6 +51,7 @@ struct IdTokenPayload: JWTPayload {
     var sub: String?
     var aud: String?
     var iat: Double?
+    var exp: Double?
     var firebase: Firebase?
 
     func verify(using algorithm: some JWTAlgorithm) async throws {}
@@ -128,10 +131,17 @@ public struct TokenService: Sendable {
 
     /// Decodes an ID token without checking a signature (as firebase-tools does).
     /// Decoded tokens are remembered: clients present the same ID token for its whole hour.
+    /// A token past its `exp` on the emulator's clock answers `TOKEN_EXPIRED`, as production does
+    /// (so a test that moves the clock an hour sees its ID token expire).
     public func decodeIdToken(_ token: String) throws(AuthError) -> IdTokenClaims {
-        if let known = decoded[token] { return known }
-        let claims = try Self.decodeIdTokenClaims(token)
-        decoded[token] = claims
+        let claims: IdTokenClaims
+        if let known = decoded[token] {
+            claims = known
+        } else {
+            claims = try Self.decodeIdTokenClaims(token)
+            decoded[token] = claims
+        }
+        if let expiresAt = claims.expiresAt, expiresAt <= clock.now().epochSeconds { throw AuthError.tokenExpired }
         return claims
     }
 
@@ -148,7 +158,7 @@ public struct TokenService: Sendable {
         return IdTokenClaims(
             localId: localId, projectId: claims.aud, tenantId: claims.firebase?.tenant,
             signInProvider: claims.firebase?.sign_in_provider ?? "custom", secondFactor: secondFactor,
-            issuedAt: claims.iat?.truncatedInt64 ?? 0)
+            issuedAt: claims.iat?.truncatedInt64 ?? 0, expiresAt: claims.exp?.truncatedInt64)
     }
 
     /// A session cookie: the ID token's claims re-issued with a longer life (§5.4).
