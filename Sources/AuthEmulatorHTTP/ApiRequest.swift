@@ -88,7 +88,19 @@ struct ApiRequest: Sendable {
         return ApiRequest(
             body: body, query: query,
             caller: Caller(
-                scope: Scope(projectId: projectId, tenantId: tenantId), isAdmin: isAdmin, clientIP: forwarded ?? peer))
+                scope: Scope(projectId: projectId, tenantId: tenantId), isAdmin: isAdmin, clientIP: forwarded ?? peer,
+                requestOrigin: requestOrigin(request.head.authority)))
+    }
+
+    /// `http://host[:port]` from the request's `Host`, if it is nothing more than that.
+    static func requestOrigin(_ authority: String?) -> String? {
+        guard let authority, !authority.isEmpty, authority.count <= 255,
+            authority.utf8.allSatisfy({ byte in
+                (byte >= 0x30 && byte <= 0x3A) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                    || byte == 0x2E || byte == 0x2D || byte == 0x5B || byte == 0x5D
+            })
+        else { return nil }
+        return "http://\(authority)"
     }
 
     /// `Bearer owner` (any case) and Google access tokens (`ya29.`) are the admin; another Bearer

@@ -8,7 +8,8 @@ import NIOCore
 /// Everything `authemu serve` needs to build the daemon; flags, environment and the YAML file
 /// are merged into this by the executable.
 public struct AppConfig: Sendable {
-    public var host = "127.0.0.1"
+    /// `localhost` (the default): 127.0.0.1 and ::1; any other value is bound as given.
+    public var host = "localhost"
     public var port = 9099
     public var projectId = "demo-project"
     /// SQLite file; ignored when `ephemeral`.
@@ -25,7 +26,12 @@ public struct AppConfig: Sendable {
 
     public init() {}
 
-    public var resolvedPublicURL: String { publicURL ?? "http://\(host):\(port)" }
+    /// Where links point when no request says (its `Host` header is used when one does).
+    public var resolvedPublicURL: String {
+        if let publicURL { return publicURL }
+        let shown = host.lowercased() == "localhost" ? "127.0.0.1" : host.contains(":") ? "[\(host)]" : host
+        return "http://\(shown):\(port)"
+    }
 }
 
 /// Opens the store the configuration names.
@@ -59,7 +65,9 @@ public func makeEmulator(
 ) async throws -> Emulator {
     let emulator = await Emulator(
         store: store, clock: clock, random: random,
-        options: EmulatorOptions(defaultProjectId: config.projectId, publicURL: config.resolvedPublicURL),
+        options: EmulatorOptions(
+            defaultProjectId: config.projectId, publicURL: config.resolvedPublicURL,
+            publicURLIsFixed: config.publicURL != nil),
         logger: logger, blockingFunctionTransport: BlockingFunctionHTTPClient())
     try await emulator.restoreClockOffset()
     if let projects = config.projects { try await emulator.applyProjectSeeds(projects) }

@@ -96,15 +96,8 @@ struct Serve: AsyncParsableCommand {
                 Systemd.notify("STATUS=\(status), \(accounts) accounts")
             }
         }
-        let server: any Service =
-            if let descriptor = activated.first {
-                ActivatedSocketServer(
-                    descriptor: descriptor, emulator: emulator, config: appConfig, logger: logger,
-                    onServerRunning: onRunning)
-            } else {
-                buildApplication(config: appConfig, emulator: emulator, logger: logger, onServerRunning: onRunning)
-            }
-        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: server)]
+        var services = Listeners.services(
+            config: appConfig, emulator: emulator, logger: logger, activated: activated, onPrimaryRunning: onRunning)
         let helper = { (service: any Service) in
             ServiceGroupConfiguration.ServiceConfiguration(
                 service: service, successTerminationBehavior: .ignore, failureTerminationBehavior: .ignore)

@@ -58,3 +58,47 @@ def test_wildcard_listener_with_an_admin_token_says_so(tmp_path):
         "every host that can reach any of this machine's addresses can use it. "
         "Admin APIs need the admin_token you set.")
     assert "s3cret-admin" not in log
+
+
+def test_default_listens_on_both_loopbacks_and_links_follow_the_host_used(tmp_path):
+    daemon = Daemon(tmp_path).start()
+    try:
+        for index, base in enumerate((f"http://127.0.0.1:{daemon.port}", f"http://[::1]:{daemon.port}",
+                                      f"http://localhost:{daemon.port}")):
+            assert requests.get(f"{base}/healthz", timeout=5).json() == {"status": "ok"}
+            requests.post(f"{base}/identitytoolkit.googleapis.com/v1/accounts:signUp", params={"key": "k"},
+                          json={"email": f"x{index}@example.com", "password": "secret123"}).raise_for_status()
+            link = requests.post(f"{base}/identitytoolkit.googleapis.com/v1/accounts:sendOobCode",
+                                 headers={"Authorization": "Bearer owner"},
+                                 json={"requestType": "PASSWORD_RESET", "email": f"x{index}@example.com",
+                                       "returnOobLink": True}).json()["oobLink"]
+            assert link.startswith(f"{base}/emulator/action?mode=resetPassword&lang=en&oobCode=")
+    finally:
+        daemon.stop()
+    assert "authemu also listening on ::1:" in daemon.log.read_text()
+
+
+def test_an_explicit_address_is_bound_alone(tmp_path):
+    daemon = Daemon(tmp_path, extra=["--host", "127.0.0.1"]).start()
+    try:
+        assert requests.get(f"{daemon.base}/healthz").status_code == 200
+        with socket.socket(socket.AF_INET6) as probe:
+            assert probe.connect_ex(("::1", daemon.port)) != 0
+    finally:
+        daemon.stop()
+
+
+def test_public_url_fixes_the_links(tmp_path):
+    config = tmp_path / "authemu.yaml"
+    config.write_text("public_url: https://auth.example.test\n")
+    daemon = Daemon(tmp_path, extra=["--config", str(config)]).start()
+    try:
+        base = f"http://localhost:{daemon.port}/identitytoolkit.googleapis.com/v1"
+        requests.post(f"{base}/accounts:signUp", params={"key": "k"},
+                      json={"email": "fixed@example.com", "password": "secret123"}).raise_for_status()
+        link = requests.post(f"{base}/accounts:sendOobCode", headers={"Authorization": "Bearer owner"},
+                             json={"requestType": "VERIFY_EMAIL", "email": "fixed@example.com",
+                                   "returnOobLink": True}).json()["oobLink"]
+        assert link.startswith("https://auth.example.test/emulator/action?mode=verifyEmail&lang=en&oobCode=")
+    finally:
+        daemon.stop()

@@ -223,8 +223,10 @@ def test_sigterm_with_requests_in_flight(tmp_path):
 @pytest.mark.skipif(shutil.which("systemd-socket-activate") is None, reason="needs systemd-socket-activate")
 def test_socket_activation(tmp_path):
     port = free_port()
-    proc = subprocess.Popen(["systemd-socket-activate", "-l", f"127.0.0.1:{port}", BINARY, "serve", "--ephemeral",
-                             "--project", PROJECT], stdout=open(tmp_path / "out.log", "ab"), stderr=subprocess.STDOUT)
+    # Both loopbacks, as deploy/authemu.socket hands them over; each descriptor is served.
+    proc = subprocess.Popen(["systemd-socket-activate", "-l", f"127.0.0.1:{port}", "-l", f"[::1]:{port}", BINARY,
+                             "serve", "--ephemeral", "--project", PROJECT],
+                            stdout=open(tmp_path / "out.log", "ab"), stderr=subprocess.STDOUT)
     try:
         deadline = time.monotonic() + 20
         while True:
@@ -235,6 +237,7 @@ def test_socket_activation(tmp_path):
                 assert time.monotonic() < deadline, (tmp_path / "out.log").read_text()
                 time.sleep(0.1)
         assert response.status_code == 200
+        assert requests.get(f"http://[::1]:{port}/readyz", timeout=5).status_code == 200
         assert "socket activation" in (tmp_path / "out.log").read_text()
     finally:
         proc.send_signal(signal.SIGTERM)

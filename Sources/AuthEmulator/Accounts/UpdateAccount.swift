@@ -164,7 +164,7 @@ extension Emulator {
                 let code = OobCode(
                     email: initial, requestType: .recoverEmail, oobCode: recoveryCode,
                     oobLink: Emulator.actionLink(
-                        base: options.publicURL, mode: OobRequestType.recoverEmail.actionMode, code: recoveryCode,
+                        base: options.linkBase(for: caller), mode: OobRequestType.recoverEmail.actionMode, code: recoveryCode,
                         continueUrl: nil, tenantId: scope.tenantId),
                     localId: user.localId, createdAt: now.timeIntervalSince1970 * 1000)
                 try tx.saveOobCode(scope, code)

@@ -7,10 +7,23 @@ public struct EmulatorOptions: Sendable {
     public var defaultProjectId: String
     /// Base URL written into email action links, e.g. `http://127.0.0.1:9099`.
     public var publicURL: String
+    /// Whether `publicURL` was configured (`public_url`); if not, links follow the request's `Host`.
+    public var publicURLIsFixed: Bool
 
-    public init(defaultProjectId: String = "demo-project", publicURL: String = "http://127.0.0.1:9099") {
+    public init(
+        defaultProjectId: String = "demo-project", publicURL: String = "http://127.0.0.1:9099",
+        publicURLIsFixed: Bool = false
+    ) {
         self.defaultProjectId = defaultProjectId
         self.publicURL = publicURL
+        self.publicURLIsFixed = publicURLIsFixed
+    }
+
+    /// The base of the emulator's own links for this caller: the configured `public_url`, else
+    /// the address the client used (`http://` + its `Host`), so a page opened as `localhost` never
+    /// sends the browser to `127.0.0.1` (their web storage differs).
+    public func linkBase(for caller: Caller) -> String {
+        publicURLIsFixed ? publicURL : caller.requestOrigin ?? publicURL
     }
 }
 
@@ -21,11 +34,14 @@ public struct Caller: Sendable {
     public var isAdmin: Bool
     /// The client's address, for per-address SMS quotas (nil when unknown).
     public var clientIP: String?
+    /// `http://` + the request's `Host`, when it is a plain host[:port] (nil otherwise).
+    public var requestOrigin: String?
 
-    public init(scope: Scope, isAdmin: Bool, clientIP: String? = nil) {
+    public init(scope: Scope, isAdmin: Bool, clientIP: String? = nil, requestOrigin: String? = nil) {
         self.scope = scope
         self.isAdmin = isAdmin
         self.clientIP = clientIP
+        self.requestOrigin = requestOrigin
     }
 }
 

@@ -95,7 +95,7 @@ extension Emulator {
                 localId = user.localId
             }
             let link = Emulator.actionLink(
-                base: options.publicURL, mode: type.actionMode, code: code, continueUrl: request.continueUrl,
+                base: options.linkBase(for: caller), mode: type.actionMode, code: code, continueUrl: request.continueUrl,
                 tenantId: scope.tenantId)
             let oob = OobCode(
                 email: email, newEmail: newEmail, requestType: type, oobCode: code, oobLink: link, localId: localId,
