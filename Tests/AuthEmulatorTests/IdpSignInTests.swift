@@ -101,10 +101,31 @@ struct IdpSignInTests {
             )
             #expect(
                 try await attempt("providerId=google.com&id_token=x", "relative").errorMessage == "INVALID_REQUEST_URI")
-            let accessOnly = try await attempt("providerId=facebook.com&access_token=opaque")
-            #expect(accessOnly.status == 501)
+            // An access token alone signs in, as production: JSON claims like an id_token, an opaque
+            // string as a user keyed by it (the same token is the same user), for any provider.
+            for provider in ["facebook.com", "google.com", "github.com"] {
+                let first = try await attempt("providerId=\(provider)&access_token=opaque-\(provider)")
+                #expect(first.status == 200)
+                #expect(first["isNewUser"] == true)
+                #expect(first["federatedId"]?.stringValue?.hasSuffix("opaque-\(provider)") == true)
+                #expect(first["email"] == nil)
+                #expect(first["displayName"] == nil)
+                #expect(first.string("oauthAccessToken") == "opaque-\(provider)")
+                let again = try await attempt("providerId=\(provider)&access_token=opaque-\(provider)")
+                #expect(again["localId"] == first["localId"])
+                #expect(again["isNewUser"] == nil || again["isNewUser"] == false)
+            }
+            let long = String(repeating: "t", count: 200)
+            let hashed = try await attempt("providerId=github.com&access_token=\(long)")
+            #expect(hashed.status == 200)
             #expect(
-                accessOnly.errorMessage == "The Auth Emulator does not support facebook.com sign-in with credentials.")
+                hashed.string("federatedId")
+                    == "sha256:8cbeafc05ce09a3eac73af9f501dfe20dc47081e87ab7ed00a1437c8bac3f3b5")
+            let claimsToken = try await attempt(
+                "providerId=facebook.com&access_token=%7B%22sub%22%3A%22fb-9%22%2C%22email%22%3A%22fb%40example.com%22%7D"
+            )
+            #expect(claimsToken.string("federatedId") == "fb-9")
+            #expect(claimsToken.string("email") == "fb@example.com")
             // Parameters may come in requestUri's query (and fragment) instead of postBody.
             let inUri = try await client.v1(
                 "accounts:signInWithIdp",

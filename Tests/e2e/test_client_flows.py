@@ -101,6 +101,22 @@ def test_fake_idp_sign_in(api):
     assert uri.json()["signinMethods"] == ["google.com"]
 
 
+def test_access_token_only_sign_in_as_android_and_flutter_send_it(api, admin_auth):
+    """signInWithCredential(FacebookAuthProvider.getCredential(token)) and GitHub's: no id_token."""
+    auth, app = admin_auth
+    for provider in ("facebook.com", "github.com", "google.com"):
+        body = {"requestUri": "http://localhost", "postBody": f"access_token=EAAB-{provider}&providerId={provider}",
+                "returnSecureToken": True, "returnIdpCredential": True}
+        first = api.v1("accounts:signInWithIdp", body)
+        assert first.status_code == 200, first.text
+        assert first.json()["isNewUser"] is True
+        assert first.json()["oauthAccessToken"] == f"EAAB-{provider}"
+        again = api.v1("accounts:signInWithIdp", body).json()
+        assert again["localId"] == first.json()["localId"]
+        user = auth.get_user(first.json()["localId"], app=app)
+        assert [(p.provider_id, p.email) for p in user.provider_data] == [(provider, None)]
+
+
 def test_config_and_tenants_with_node_admin_bodies(api):
     # Node Admin updateProjectConfig sends leaf masks.
     patched = api.admin("PATCH", f"v2/projects/{PROJECT}/config",

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 /// What the fake IdP of firebase-tools asserted: `providerId`, an unsigned `id_token` (JWT or
@@ -31,20 +32,15 @@ struct IdpAssertion {
         accessToken = fields["access_token"].flatMap { $0.isEmpty ? nil : $0 }
         var parsed = try Self.claims(idToken, tokens)
         if parsed == nil { parsed = try Self.claims(accessToken, tokens) }
+        // An opaque access token alone (Flutter and Android send `access_token=…&providerId=…`, as
+        // production accepts): a user keyed by the token, the provider's profile fields empty.
+        if parsed == nil, idToken == nil, let accessToken { parsed = ["sub": .string(Self.subject(of: accessToken))] }
         guard let claims = parsed else {
             if let idToken {
                 throw AuthError(
                     "INVALID_IDP_RESPONSE",
                     "Unable to parse id_token: \(idToken) ((Auth Emulator only accepts strict JSON or JWTs as fake id_tokens.))"
                 )
-            }
-            if accessToken != nil {
-                throw AuthError(
-                    "NOT_IMPLEMENTED",
-                    providerId == "google.com" || providerId == "apple.com"
-                        ? "The Auth Emulator only support sign-in with \(providerId) using id_token, not access_token. Please update your code to use id_token."
-                        : "The Auth Emulator does not support \(providerId) sign-in with credentials.",
-                    kind: .notImplemented)
             }
             throw AuthError(
                 "NOT_IMPLEMENTED", "The Auth Emulator only supports sign-in with credentials (id_token required).",
@@ -67,6 +63,13 @@ struct IdpAssertion {
             }
             samlResponse = response
         }
+    }
+
+    /// The IdP user id of an opaque access token: the token itself, or for a token over 128
+    /// characters `sha256:` and its hex digest, so the same token is always the same user.
+    static func subject(of accessToken: String) -> String {
+        guard accessToken.count > 128 else { return accessToken }
+        return "sha256:" + SHA256.hash(data: Data(accessToken.utf8)).map { String(format: "%02x", $0) }.joined()
     }
 
     /// The claims of an unsigned JWT or a JSON object; nil when `token` is neither.
