@@ -206,3 +206,46 @@ def test_enforced_password_policy_refuses_admin_created_passwords(admin_auth, da
     assert client.get_user(user.uid).email == "p@example.com"
     # The default project has no policy: the same password is fine there.
     assert auth.create_user(email="p@example.com", password="shortpw", app=app).tenant_id is None
+
+
+def test_admin_edits_keep_sessions_and_revocation_ends_them(api, admin_auth):
+    """Production's session rules through the Python Admin SDK; auth_time kept across a refresh.
+    The SDK revokes with validSince from this machine's clock, so the daemon's is moved around it."""
+    auth, app = admin_auth
+    clock = f"{api.base}/emulator/v1/clock"
+
+    def claims(token):
+        payload = token.split(".")[1]
+        return json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+
+    def sign_in():
+        return api.v1("accounts:signInWithPassword", {"email": "keep@example.com", "password": "secret123",
+                                                      "returnSecureToken": True}).json()
+
+    user = api.v1("accounts:signUp", {"email": "keep@example.com", "password": "secret123",
+                                      "returnSecureToken": True}).json()
+    uid = user["localId"]
+    auth.update_user(uid, display_name="Kept", photo_url="http://localhost/k.png", disabled=False, app=app)
+    auth.set_custom_user_claims(uid, {"role": "admin"}, app=app)
+    assert api.v1("accounts:lookup", {"idToken": user["idToken"]}).status_code == 200
+    try:
+        requests.post(f"{clock}:advance", json={"seconds": 60}).raise_for_status()
+        refreshed = requests.post(f"{api.base}/securetoken.googleapis.com/v1/token", params={"key": "k"},
+                                  data={"grant_type": "refresh_token", "refresh_token": user["refreshToken"]}).json()
+        assert claims(refreshed["id_token"])["auth_time"] == claims(user["idToken"])["auth_time"]
+        assert claims(refreshed["id_token"])["iat"] >= claims(user["idToken"])["iat"] + 60
+        assert claims(refreshed["id_token"])["role"] == "admin"
+        # A session from 5 s ago ends when the SDK revokes (validSince = now on this machine).
+        requests.post(f"{clock}:reset").raise_for_status()
+        requests.post(f"{clock}:advance", json={"seconds": -5}).raise_for_status()
+        earlier = sign_in()
+        auth.revoke_refresh_tokens(uid, app=app)
+        assert error_message(api.v1("accounts:lookup", {"idToken": earlier["idToken"]})) == "TOKEN_EXPIRED"
+        # A password change ends the sessions before it (validSince = the daemon's now).
+        requests.post(f"{clock}:reset").raise_for_status()
+        current = sign_in()
+        requests.post(f"{clock}:advance", json={"seconds": 2}).raise_for_status()
+        auth.update_user(uid, password="changed123", app=app)
+        assert error_message(api.v1("accounts:lookup", {"idToken": current["idToken"]})) == "TOKEN_EXPIRED"
+    finally:
+        requests.post(f"{clock}:reset").raise_for_status()

@@ -164,7 +164,8 @@ extension Emulator {
                 let code = OobCode(
                     email: initial, requestType: .recoverEmail, oobCode: recoveryCode,
                     oobLink: Emulator.actionLink(
-                        base: options.linkBase(for: caller), mode: OobRequestType.recoverEmail.actionMode, code: recoveryCode,
+                        base: options.linkBase(for: caller), mode: OobRequestType.recoverEmail.actionMode,
+                        code: recoveryCode,
                         continueUrl: nil, tenantId: scope.tenantId),
                     localId: user.localId, createdAt: now.timeIntervalSince1970 * 1000)
                 try tx.saveOobCode(scope, code)
@@ -179,7 +180,8 @@ extension Emulator {
             // Setting a password makes the new session a password one (an anonymous user linking
             // email and password comes out signed in with it).
             let provider = request.password != nil ? "password" : claims.signInProvider
-            let grant = SessionGrant(user: user, scope: scope, provider: provider, secondFactor: claims.secondFactor)
+            var grant = SessionGrant(user: user, scope: scope, provider: provider, secondFactor: claims.secondFactor)
+            grant.authTime = claims.authTime
             for (key, value) in try await issueTokens(grant) { response[key] = value }
         }
         return .object(response)

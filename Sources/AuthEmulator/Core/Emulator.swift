@@ -170,6 +170,9 @@ public struct SessionGrant: Sendable {
     public var extraClaims: [String: JSONValue] = [:]
     /// A SAML assertion's attribute statements, shown in the ID token as `firebase.sign_in_attributes`.
     public var signInAttributes: JSONValue?
+    /// `auth_time` of a session that goes on (a refresh, a profile or factor change); nil for a
+    /// sign-in or re-authentication, which authenticates now.
+    public var authTime: Int64?
 
     public init(user: UserRecord, scope: Scope, provider: String, secondFactor: SecondFactorClaim? = nil) {
         self.user = user
@@ -182,12 +185,15 @@ public struct SessionGrant: Sendable {
 extension Emulator {
     /// Mints `idToken`, `refreshToken` and `expiresIn` for a grant.
     public func issueTokens(_ grant: SessionGrant) async throws -> [String: JSONValue] {
+        let now = clock.now().epochSeconds
+        let authTime = grant.authTime ?? now
         let idToken = try await tokens.idToken(
             for: grant.user, scope: grant.scope, signInProvider: grant.provider, secondFactor: grant.secondFactor,
-            extraClaims: grant.extraClaims, signInAttributes: grant.signInAttributes)
-        let refresh = RefreshToken(
+            extraClaims: grant.extraClaims, signInAttributes: grant.signInAttributes, authTime: authTime)
+        var refresh = RefreshToken(
             localId: grant.user.localId, provider: grant.provider, extraClaims: grant.extraClaims, scope: grant.scope,
-            secondFactor: grant.secondFactor, issuedAt: clock.now().epochSeconds)
+            secondFactor: grant.secondFactor, issuedAt: now)
+        refresh.authTime = authTime
         return [
             "idToken": .string(idToken),
             "refreshToken": .string(refresh.encoded()),

@@ -162,8 +162,9 @@ extension Emulator {
         case .enrolled(let user, let claims, let enrollment):
             let factor = SecondFactorClaim(
                 identifier: enrollment.mfaEnrollmentId, provider: enrollment.totpInfo != nil ? "totp" : "phone")
-            let tokens = try await issueTokens(
-                SessionGrant(user: user, scope: scope, provider: claims.signInProvider, secondFactor: factor))
+            var grant = SessionGrant(user: user, scope: scope, provider: claims.signInProvider, secondFactor: factor)
+            grant.authTime = claims.authTime  // the session goes on with a factor added
+            let tokens = try await issueTokens(grant)
             return .object(["idToken": tokens["idToken"]!, "refreshToken": tokens["refreshToken"]!])
         }
     }
@@ -190,8 +191,10 @@ extension Emulator {
             return (user, claims)
         }
         if claims.secondFactor?.identifier == request.mfaEnrollmentId { return .object([:]) }
-        var response = try await issueTokens(
-            SessionGrant(user: user, scope: scope, provider: claims.signInProvider, secondFactor: claims.secondFactor))
+        var grant = SessionGrant(
+            user: user, scope: scope, provider: claims.signInProvider, secondFactor: claims.secondFactor)
+        grant.authTime = claims.authTime
+        var response = try await issueTokens(grant)
         response["expiresIn"] = nil
         return .object(response)
     }

@@ -46,6 +46,7 @@ extension IdTokenPayload {
         self.init(
             user_id: claims["user_id"]?.stringValue, sub: claims["sub"]?.stringValue, aud: claims["aud"]?.stringValue,
             iat: claims["iat"]?.doubleValue, exp: claims["exp"]?.doubleValue,
+            auth_time: claims["auth_time"]?.doubleValue,
             firebase: firebase?.objectValue.map { _ in
                 Firebase(
                     tenant: firebase?["tenant"]?.stringValue,

@@ -32,6 +32,8 @@ extension Emulator {
         var grant = SessionGrant(
             user: user, scope: scope, provider: refresh.provider, secondFactor: refresh.secondFactor)
         grant.extraClaims = refresh.extraClaims
+        // The session goes on: its auth_time is the sign-in's (older tokens: the last sign-in).
+        grant.authTime = refresh.authTime ?? user.lastLoginAt.flatMap { Int64($0) }.map { $0 / 1000 }
         let tokens = try await issueTokens(grant)
         return .object([
             "id_token": tokens["idToken"]!, "access_token": tokens["idToken"]!, "expires_in": tokens["expiresIn"]!,

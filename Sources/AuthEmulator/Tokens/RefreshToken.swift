@@ -11,10 +11,12 @@ public struct RefreshToken: Codable, Sendable, Equatable {
     public var secondFactor: SecondFactorClaim?
     public var tenantId: String?
     public var issuedAt: Int64?
+    /// The session's `auth_time`, kept across refreshes (absent in tokens of older versions).
+    public var authTime: Int64?
 
     enum CodingKeys: String, CodingKey {
         case marker = "_AuthEmulatorRefreshToken"
-        case localId, provider, extraClaims, projectId, secondFactor, tenantId, issuedAt
+        case localId, provider, extraClaims, projectId, secondFactor, tenantId, issuedAt, authTime
     }
 
     public init(
@@ -45,6 +47,7 @@ public struct RefreshToken: Codable, Sendable, Equatable {
         }
         if let tenantId { object["tenantId"] = .string(tenantId) }
         if let issuedAt { object["issuedAt"] = .number(Double(issuedAt)) }
+        if let authTime { object["authTime"] = .number(Double(authTime)) }
         return Data(JSONValue.object(object).serialized()).base64EncodedString()
     }
 
@@ -77,6 +80,7 @@ public struct RefreshToken: Codable, Sendable, Equatable {
             scope: Scope(projectId: projectId, tenantId: json["tenantId"]?.stringValue), secondFactor: secondFactor,
             issuedAt: 0)
         token.issuedAt = json["issuedAt"]?.doubleValue?.truncatedInt64
+        token.authTime = json["authTime"]?.doubleValue?.truncatedInt64
         return token
     }
 }

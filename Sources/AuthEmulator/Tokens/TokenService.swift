@@ -37,6 +37,8 @@ public struct IdTokenClaims: Sendable {
     public var issuedAt: Int64
     /// `exp`; nil when the token has none (firebase-tools' tokens of old exports).
     public var expiresAt: Int64?
+    /// `auth_time`: when the session's user authenticated.
+    public var authTime: Int64?
 }
 
 /// The claims the emulator reads back from ID tokens (see `ClaimsDecoder`).
@@ -52,6 +54,7 @@ struct IdTokenPayload: JWTPayload {
     var aud: String?
     var iat: Double?
     var exp: Double?
+    var auth_time: Double?
     var firebase: Firebase?
 
     func verify(using algorithm: some JWTAlgorithm) async throws {}
@@ -80,7 +83,7 @@ public struct TokenService: Sendable {
     /// Builds the ID token of §5.1 of the firebase-tools reference.
     public func idToken(
         for user: UserRecord, scope: Scope, signInProvider: String, secondFactor: SecondFactorClaim? = nil,
-        extraClaims: [String: JSONValue] = [:], signInAttributes: JSONValue? = nil
+        extraClaims: [String: JSONValue] = [:], signInAttributes: JSONValue? = nil, authTime: Int64? = nil
     ) async throws -> String {
         let now = clock.now().epochSeconds
         var claims: [String: JSONValue] = [:]
@@ -97,8 +100,7 @@ public struct TokenService: Sendable {
         }
         if let phone = user.phoneNumber { claims["phone_number"] = .string(phone) }
         if signInProvider == "anonymous" { claims["provider_id"] = .string("anonymous") }
-        let authTime = user.lastLoginAt.flatMap { Int64($0) }.map { $0 / 1000 } ?? now
-        claims["auth_time"] = .number(Double(authTime))
+        claims["auth_time"] = .number(Double(authTime ?? now))
         claims["user_id"] = .string(user.localId)
         var firebase: [String: JSONValue] = [
             "identities": .object(Self.identities(of: user)),
@@ -158,7 +160,8 @@ public struct TokenService: Sendable {
         return IdTokenClaims(
             localId: localId, projectId: claims.aud, tenantId: claims.firebase?.tenant,
             signInProvider: claims.firebase?.sign_in_provider ?? "custom", secondFactor: secondFactor,
-            issuedAt: claims.iat?.truncatedInt64 ?? 0, expiresAt: claims.exp?.truncatedInt64)
+            issuedAt: claims.iat?.truncatedInt64 ?? 0, expiresAt: claims.exp?.truncatedInt64,
+            authTime: claims.auth_time?.truncatedInt64)
     }
 
     /// A session cookie: the ID token's claims re-issued with a longer life (§5.4).
