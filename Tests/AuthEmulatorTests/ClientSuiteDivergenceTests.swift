@@ -172,3 +172,34 @@ struct ClientSuiteDivergenceTests {
         }
     }
 }
+
+/// Where production and firebase-tools differ, production wins (issue 22, part 8).
+@Suite("production over firebase-tools")
+struct ProductionOverFirebaseToolsTests {
+    @Test("mfa.enrollments: a factor without an id gets a new one; named ids are kept")
+    func enrollmentWithoutId() async throws {
+        try await Harness().run { client in
+            let user = try await client.signUp("factors@example.com")
+            let localId = user["localId"]!
+            let update = try await client.v1(
+                "accounts:update",
+                [
+                    "localId": localId,
+                    "mfa": .object([
+                        "enrollments": .array([
+                            .object(["phoneInfo": "+15555550150", "displayName": "work"]),
+                            .object(["phoneInfo": "+15555550151", "mfaEnrollmentId": "kept-id"]),
+                        ])
+                    ]),
+                ], admin: true)
+            #expect(update.status == 200)
+            let lookup = try await client.v1("accounts:lookup", ["localId": .array([localId])], admin: true)
+            let factors = lookup["users"]?.arrayValue?.first?["mfaInfo"]?.arrayValue ?? []
+            #expect(factors.count == 2)
+            #expect(factors.first?["phoneInfo"] == "+15555550150")
+            #expect(factors.first?["displayName"] == "work")
+            #expect(factors.first?["mfaEnrollmentId"]?.stringValue?.count == 28)
+            #expect(factors.last?["mfaEnrollmentId"] == "kept-id")
+        }
+    }
+}

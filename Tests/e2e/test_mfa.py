@@ -229,6 +229,18 @@ def test_admin_multi_factor_fields_as_the_node_sdk_sends_them(api):
                                                         {"mfaEnrollmentId": "x", "phoneInfo": "+15555550132"}]}},
         admin=True)
     assert error_message(duplicate) == "DUPLICATE_MFA_ENROLLMENT_ID"
+    # updateUser(uid, {multiFactor: {enrolledFactors: [{phoneNumber, factorId: 'phone'}]}}) without a
+    # uid: production gives the factor a new enrollment id (firebase-tools answers INVALID_MFA_ENROLLMENT_ID).
+    fresh = api.v1(f"projects/{PROJECT}/accounts:update", {
+        "localId": "mf-admin", "mfa": {"enrollments": [
+            {"mfaEnrollmentId": "f1", "phoneInfo": "+15555550130", "displayName": "Work"},
+            {"mfaEnrollmentId": "f2", "totpInfo": {}, "displayName": "App"},
+            {"phoneInfo": "+15555550134", "displayName": "Home"}]}}, admin=True)
+    assert fresh.status_code == 200, fresh.text
+    factors = api.v1(f"projects/{PROJECT}/accounts:lookup", {"localId": ["mf-admin"]},
+                     admin=True).json()["users"][0]["mfaInfo"]
+    assert [f["mfaEnrollmentId"] for f in factors][:2] == ["f1", "f2"]
+    assert factors[2]["phoneInfo"] == "+15555550134" and len(factors[2]["mfaEnrollmentId"]) == 28
     # The emulator holds the secret of an admin-created TOTP factor, so a test can sign in with it.
     enable_totp(api)
     api.v1(f"projects/{PROJECT}/accounts:update", {"localId": "mf-admin", "password": "secret123"}, admin=True)

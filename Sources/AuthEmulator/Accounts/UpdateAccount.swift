@@ -201,8 +201,8 @@ extension Emulator {
         return response
     }
 
-    /// `mfa.enrollments` replaces the list: ids are required and must be unique; an empty list
-    /// clears every factor. Enrollments that already exist keep their TOTP secret.
+    /// `mfa.enrollments` replaces the list: ids must be unique, a factor without one gets a new
+    /// one; an empty list clears every factor. Enrollments that already exist keep their TOTP secret.
     static func replaceEnrollments(
         _ inputs: [MfaEnrollmentInput], of user: UserRecord, random: any RandomSource, now: Date
     ) throws -> [MfaEnrollment]? {
@@ -217,9 +217,12 @@ extension Emulator {
                 }
                 guard seenPhones.insert(phone).inserted else { continue }
             }
-            guard let id = input.mfaEnrollmentId, !id.isEmpty else {
-                throw AuthError("INVALID_MFA_ENROLLMENT_ID", "mfaEnrollmentId must be defined.")
-            }
+            // Production (and the Admin SDKs' documentation) gives a factor without an id a new one;
+            // firebase-tools refuses it with INVALID_MFA_ENROLLMENT_ID, which the SDKs show as an
+            // internal error.
+            var input = input
+            if input.mfaEnrollmentId?.isEmpty != false { input.mfaEnrollmentId = random.alphanumeric(28) }
+            let id = input.mfaEnrollmentId!
             guard seen.insert(id).inserted else { throw AuthError("DUPLICATE_MFA_ENROLLMENT_ID") }
             if let existing = user.enrollments.first(where: { $0.mfaEnrollmentId == id }), input.phoneInfo == nil,
                 input.totpInfo != nil || existing.totpInfo != nil
