@@ -48,7 +48,14 @@ let package = Package(
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Logging", package: "swift-log"),
+                "CCrypt",
             ]
+        ),
+        /// Debian's libxcrypt, for the bcrypt hashes of imported users.
+        .systemLibrary(
+            name: "CCrypt",
+            pkgConfig: "libxcrypt",
+            providers: [.apt(["libcrypt-dev"])]
         ),
         .target(
             name: "AuthEmulatorSQLite",

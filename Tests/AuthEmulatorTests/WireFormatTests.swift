@@ -133,9 +133,14 @@ struct WireFormatTests {
         user.initialEmail = "first@b.c"
         user.emailLinkSignin = true
         user.passkeyInfo = [PasskeyInfo(credentialId: "c1", name: "key")]
+        user.importedPasswordHash = ImportedPasswordHash(
+            algorithm: "SCRYPT", signerKey: Data([1, 2]), saltSeparator: Data([7]), rounds: 8, memoryCost: 14,
+            cpuMemCost: 1024, parallelization: 16, blockSize: 8, dkLen: 64, passwordHashOrder: "SALT_AND_PASSWORD")
         // Every optional is set, in the record and in each nested type: a field added to one of
         // them without `storedValue` would be missing below and fail this test.
-        expectEveryOptionalSet([user, user.providerUserInfo![0], factor, user.passkeyInfo![0]])
+        expectEveryOptionalSet([
+            user, user.providerUserInfo![0], factor, user.passkeyInfo![0], user.importedPasswordHash!,
+        ])
         #expect(user.storedValue == (try JSONValue.from(user)))
         #expect(try JSONDecoder().decode(UserRecord.self, from: Data(user.storedValue.serialized())) == user)
         #expect(UserRecord(localId: "bare").storedValue == .object(["localId": "bare"]))

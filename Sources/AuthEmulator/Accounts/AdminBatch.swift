@@ -26,6 +26,8 @@ public struct BatchCreateRequest: Decodable, Sendable {
         public var emailLinkSignin: Bool?
         public var initialEmail: String?
         public var passkeyInfo: [PasskeyInfo]?
+        /// How `passwordHash` was made, from an authemu download (the upload's options otherwise).
+        public var emulatorPasswordHash: ImportedPasswordHash?
     }
     /// A provider entry as imported: ids may be missing (a per-user error, not a bad request).
     public struct ImportedProvider: Decodable, Sendable {
@@ -54,7 +56,59 @@ public struct BatchCreateRequest: Decodable, Sendable {
     public var users: [ImportedUser]?
     public var allowOverwrite: Bool?
     public var sanityCheck: Bool?
+    /// Production's password hash options (the Admin SDKs' `importUsers(users, {hash})`).
     public var hashAlgorithm: String?
+    public var signerKey: String?
+    public var saltSeparator: String?
+    public var rounds: Int?
+    public var memoryCost: Int?
+    public var cpuMemCost: Int?
+    public var parallelization: Int?
+    public var blockSize: Int?
+    public var dkLen: Int?
+    public var passwordHashOrder: String?
+
+    /// The options the users' hashes are checked with; nil without `hashAlgorithm`.
+    func passwordHashOptions() throws(AuthError) -> ImportedPasswordHash? {
+        guard let name = hashAlgorithm?.uppercased(), !name.isEmpty else { return nil }
+        guard ImportedPasswordHash.algorithms.contains(name) else {
+            throw AuthError("INVALID_HASH_ALGORITHM", "Unsupported hash algorithm \(name).")
+        }
+        if let order = passwordHashOrder,
+            !["SALT_AND_PASSWORD", "PASSWORD_AND_SALT", "UNSPECIFIED_ORDER"].contains(order)
+        {
+            throw AuthError(
+                "INVALID_PASSWORD_HASH_ORDER", "passwordHashOrder must be SALT_AND_PASSWORD or PASSWORD_AND_SALT.")
+        }
+        // Bounds of the Admin SDKs, and scrypt's memory (128·r·N) at most 256 MiB: an upload cannot
+        // make each sign-in allocate gigabytes.
+        let limits: [(String, Int?, ClosedRange<Int>)] = [
+            ("HASH_ROUNDS", rounds, 0...120_000), ("HASH_MEMORY_COST", memoryCost, 1...14),
+            ("HASH_MEMORY_COST", cpuMemCost, 1...1_048_576), ("HASH_PARALLELIZATION", parallelization, 1...16),
+            ("HASH_BLOCK_SIZE", blockSize, 1...64), ("HASH_DERIVED_KEY_LENGTH", dkLen, 1...1024),
+        ]
+        for (code, value, range) in limits {
+            if let value, !range.contains(value) {
+                throw AuthError("INVALID_\(code)", "must be from \(range.lowerBound) to \(range.upperBound).")
+            }
+        }
+        if 128 * (blockSize ?? 8) * (cpuMemCost ?? 1) > 256 << 20 {
+            throw AuthError(
+                "INVALID_HASH_MEMORY_COST", "scrypt would need more than 256 MiB (128 × blockSize × memoryCost).")
+        }
+        func bytes(_ field: String?, _ name: String) throws(AuthError) -> Data? {
+            guard let field else { return nil }
+            guard let data = Base64.decodeAny(field) else {
+                throw AuthError("INVALID_\(name)", "\(name.lowercased()) is not base64.")
+            }
+            return data
+        }
+        return ImportedPasswordHash(
+            algorithm: name, signerKey: try bytes(signerKey, "SIGNER_KEY"),
+            saltSeparator: try bytes(saltSeparator, "SALT_SEPARATOR"), rounds: rounds, memoryCost: memoryCost,
+            cpuMemCost: cpuMemCost, parallelization: parallelization, blockSize: blockSize, dkLen: dkLen,
+            passwordHashOrder: passwordHashOrder == "UNSPECIFIED_ORDER" ? nil : passwordHashOrder)
+    }
 
     public init(users: [ImportedUser], allowOverwrite: Bool) {
         self.users = users
@@ -73,12 +127,14 @@ extension Emulator {
             let settings = try self.settings(tx, scope)
             if settings.disableAuth { throw AuthError.projectDisabled }
             guard let users = request.users, !users.isEmpty else { throw AuthError("MISSING_USER_ACCOUNT") }
+            let hashOptions = try request.passwordHashOptions()
             try Emulator.checkImportDuplicates(request, users, oneAccountPerEmail: !settings.allowDuplicateEmails)
             var errors: [JSONValue] = []
             for (index, input) in users.enumerated() {
                 do {
                     let user = try Emulator.importedRecord(
-                        input, scope: scope, random: random, uploadMillis: self.nowMillisString)
+                        input, scope: scope, random: random, uploadMillis: self.nowMillisString,
+                        hashOptions: hashOptions)
                     try Emulator.checkImportConflicts(
                         tx, user, scope: scope, request: request, oneAccountPerEmail: !settings.allowDuplicateEmails)
                     try tx.save(scope, user)
@@ -156,7 +212,8 @@ extension Emulator {
     }
 
     static func importedRecord(
-        _ input: BatchCreateRequest.ImportedUser, scope: Scope, random: any RandomSource, uploadMillis: String
+        _ input: BatchCreateRequest.ImportedUser, scope: Scope, random: any RandomSource, uploadMillis: String,
+        hashOptions: ImportedPasswordHash? = nil
     )
         throws -> UserRecord
     {
@@ -195,9 +252,11 @@ extension Emulator {
             user.passwordHash = hashed.hash
             user.salt = hashed.salt
         } else if let hash = input.passwordHash {
-            // A hash from elsewhere (production, our own export): kept verbatim.
+            // A hash from elsewhere (production, our own export): kept verbatim, with how it was
+            // made when the upload says so, so the real password signs in.
             user.passwordHash = hash
             user.salt = input.salt
+            user.importedPasswordHash = input.emulatorPasswordHash ?? hashOptions
         }
         var providers: [ProviderUserInfo] = []
         for provider in input.providerUserInfo ?? [] {

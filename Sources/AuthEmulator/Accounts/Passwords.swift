@@ -27,6 +27,16 @@ public enum PasswordHasher {
         return Data(hasher.finalize()).base64EncodedString()
     }
 
+    /// Checks a password against a user's hash: the emulator's own, or an imported one with the
+    /// options it was uploaded with.
+    public static func verify(_ password: String, of user: UserRecord) -> Bool {
+        guard let imported = user.importedPasswordHash else {
+            return verify(password, hash: user.passwordHash, salt: user.salt)
+        }
+        guard let hash = user.passwordHash.flatMap(Base64.decodeAny) else { return false }
+        return imported.verify(password, hash: hash, salt: user.salt.flatMap(Base64.decodeAny) ?? Data())
+    }
+
     /// The plaintext inside a firebase-tools fake hash (`fakeHash:salt=…:password=…`), if it is one.
     public static func plaintextOfFakeHash(_ hash: String) -> String? {
         guard hash.hasPrefix("fakeHash:salt="), let range = hash.range(of: ":password=") else { return nil }
@@ -64,6 +74,7 @@ extension UserRecord {
         let hashed = PasswordHasher.hash(password, random: random)
         passwordHash = hashed.hash
         salt = hashed.salt
+        importedPasswordHash = nil
         passwordUpdatedAt = Double(nowMillis)
         if let email {
             upsertProvider(ProviderUserInfo(providerId: "password", rawId: email, federatedId: email, email: email))

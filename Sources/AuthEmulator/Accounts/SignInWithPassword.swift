@@ -19,7 +19,7 @@ extension Emulator {
         }
         let scope = caller.scope
         let (user, settings, sessionClaims): (UserRecord, ScopeSettings, [String: JSONValue]) =
-            try await writeWithBlockingFunctions(scope) { tx, hooks, _ in
+            try await writeWithBlockingFunctions(scope) { tx, hooks, random in
                 let settings = try self.settings(tx, scope)
                 if settings.disableAuth { throw AuthError.projectDisabled }
                 if !settings.passwordSignUpEnabled { throw AuthError.passwordLoginDisabled }
@@ -38,8 +38,16 @@ extension Emulator {
                     throw privacy ? AuthError.invalidLoginCredentials : AuthError.emailNotFound
                 }
                 if user.isDisabled { throw AuthError.userDisabled }
-                guard user.hasPassword, PasswordHasher.verify(password, hash: user.passwordHash, salt: user.salt) else {
+                guard user.hasPassword, PasswordHasher.verify(password, of: user) else {
                     throw privacy ? AuthError.invalidLoginCredentials : AuthError.invalidPassword
+                }
+                if user.importedPasswordHash != nil {
+                    // As production: an imported hash is replaced by the emulator's own at the first
+                    // sign-in (the password's update time stays the user's).
+                    let updatedAt = user.passwordUpdatedAt
+                    user.setPassword(password, random: random, nowMillis: self.nowMillisString)
+                    user.passwordUpdatedAt = updatedAt
+                    try tx.save(scope, user)
                 }
                 try settings.passwordRules.check(signInPassword: password)
                 var sessionClaims: [String: JSONValue] = [:]

@@ -91,6 +91,8 @@ public struct UserRecord: Codable, Sendable, Equatable {
     public var initialEmail: String?
     public var emailLinkSignin: Bool?
     public var passkeyInfo: [PasskeyInfo]?
+    /// How an imported `passwordHash` was made (production's algorithms); nil for the emulator's own.
+    public var importedPasswordHash: ImportedPasswordHash?
 
     public init(localId: String) {
         self.localId = localId
@@ -125,6 +127,7 @@ public struct UserRecord: Codable, Sendable, Equatable {
     public mutating func clearPassword() {
         passwordHash = nil
         salt = nil
+        importedPasswordHash = nil
         if email == nil || emailLinkSignin != true { removeProvider("password") }
     }
 

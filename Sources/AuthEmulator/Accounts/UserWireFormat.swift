@@ -39,7 +39,12 @@ extension UserRecord {
     public func wireValue(forDownload: Bool) -> JSONValue {
         guard case .object(var object) = storedValue else { return storedValue }
         object["emailVerified"] = .bool(emailVerified ?? false)
-        if !forDownload {
+        // How an imported hash was made: only downloads carry it (as `emulatorPasswordHash`, which
+        // `batchCreate` takes back).
+        let importedHash = object.removeValue(forKey: "importedPasswordHash")
+        if forDownload {
+            object["emulatorPasswordHash"] = importedHash
+        } else {
             object["passwordHash"] = passwordHash.map { _ in .string(PasswordHasher.redacted) }
             object["salt"] = nil
         }
@@ -89,6 +94,24 @@ extension UserRecord {
         object.setIfPresent("initialEmail", initialEmail.map(JSONValue.string))
         object.setIfPresent("emailLinkSignin", emailLinkSignin.map(JSONValue.bool))
         object.setIfPresent("passkeyInfo", passkeyInfo.map { .array($0.map(\.jsonValue)) })
+        object.setIfPresent("importedPasswordHash", importedPasswordHash.map(\.storedValue))
+        return .object(object)
+    }
+}
+
+extension ImportedPasswordHash {
+    /// As `JSONEncoder` writes it (bytes as standard base64).
+    var storedValue: JSONValue {
+        var object: [String: JSONValue] = ["algorithm": .string(algorithm)]
+        object.setIfPresent("signerKey", signerKey.map { .string($0.base64EncodedString()) })
+        object.setIfPresent("saltSeparator", saltSeparator.map { .string($0.base64EncodedString()) })
+        for (key, value) in [
+            ("rounds", rounds), ("memoryCost", memoryCost), ("cpuMemCost", cpuMemCost),
+            ("parallelization", parallelization), ("blockSize", blockSize), ("dkLen", dkLen),
+        ] {
+            object.setIfPresent(key, value.map { .number(Double($0)) })
+        }
+        object.setIfPresent("passwordHashOrder", passwordHashOrder.map(JSONValue.string))
         return .object(object)
     }
 }

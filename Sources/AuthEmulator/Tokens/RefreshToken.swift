@@ -115,6 +115,9 @@ public enum Base64 {
         while bytes.count % 4 != 0 { bytes.append(UInt8(ascii: "=")) }
         return String(decoding: bytes, as: UTF8.self)
     }
+
+    /// Bytes of base64 or base64url, padded or not (what the Admin SDKs upload).
+    public static func decodeAny(_ string: String) -> Data? { Data(base64Encoded: padded(string)) }
 }
 
 /// Custom claims (`customAttributes`): a JSON object string of at most 1000 characters with no
