@@ -23,6 +23,8 @@ public struct AppConfig: Sendable {
     public var projects: JSONValue?
     /// `rs256`: ID tokens and session cookies signed with the daemon's stored key.
     public var tokenSigning = TokenSigning.none
+    /// PEM file of extra CA certificates trusted for `https://` blocking functions.
+    public var functionsCAFile: String?
 
     public init() {}
 
@@ -68,7 +70,7 @@ public func makeEmulator(
         options: EmulatorOptions(
             defaultProjectId: config.projectId, publicURL: config.resolvedPublicURL,
             publicURLIsFixed: config.publicURL != nil),
-        logger: logger, blockingFunctionTransport: BlockingFunctionHTTPClient())
+        logger: logger, blockingFunctionTransport: try BlockingFunctionHTTPClient(caFile: config.functionsCAFile))
     try await emulator.restoreClockOffset()
     if let projects = config.projects { try await emulator.applyProjectSeeds(projects) }
     if config.tokenSigning == .rs256 { try await emulator.enableSignedTokens() }

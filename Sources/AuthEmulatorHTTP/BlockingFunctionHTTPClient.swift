@@ -1,77 +1,77 @@
+import AsyncHTTPClient
 import AuthEmulator
 import Foundation
 import NIOCore
-import NIOHTTP1
-import NIOPosix
+import NIOSSL
+import Synchronization
 
-/// Calls blocking functions over plain HTTP/1.1 with SwiftNIO's client pipeline: one connection
-/// per call (`Connection: close`), the whole answer read, all of it within the timeout. HTTPS
-/// URIs fail as unreachable (the Functions emulator, what functions run on locally, speaks HTTP).
-public struct BlockingFunctionHTTPClient: BlockingFunctionTransport {
+/// Calls blocking functions over HTTP or HTTPS with swift-server/async-http-client: a POST of the
+/// JSON body, the whole answer read, all of it within the timeout. `https://` function URIs are
+/// checked against the system's roots plus, when configured (`functions_ca_file`), the
+/// certificates of a PEM file, for test servers with a self-signed CA. The client is made on the
+/// first call, so a daemon without functions pays nothing for it.
+public final class BlockingFunctionHTTPClient: BlockingFunctionTransport, Sendable {
     /// Answers larger than this are refused (a blocking function answers a small JSON object).
     static let maxReplyBytes = 1 << 20
 
-    public init() {}
+    private let extraRoots: [NIOSSLCertificate]
+    private let client = Mutex<HTTPClient?>(nil)
+
+    /// - Parameter caFile: a PEM file of extra trusted certificates; a file that cannot be read
+    ///   or holds no certificate is an error here, at start-up.
+    public init(caFile: String? = nil) throws {
+        extraRoots = try caFile.map(Self.certificates) ?? []
+    }
+
+    static func certificates(_ path: String) throws -> [NIOSSLCertificate] {
+        let certificates: [NIOSSLCertificate]
+        do {
+            certificates = try NIOSSLCertificate.fromPEMFile(path)
+        } catch {
+            throw FunctionsCAFileError(path: path, reason: "cannot read PEM certificates (\(error))")
+        }
+        guard !certificates.isEmpty else { throw FunctionsCAFileError(path: path, reason: "holds no certificate") }
+        return certificates
+    }
+
+    private func httpClient() -> HTTPClient {
+        client.withLock { client in
+            if let client { return client }
+            var tls = TLSConfiguration.makeClientConfiguration()
+            if !extraRoots.isEmpty { tls.additionalTrustRoots = [.certificates(extraRoots)] }
+            var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
+            configuration.redirectConfiguration = .disallow
+            // Lives as long as the daemon: one pool for every function call.
+            let made = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+            client = made
+            return made
+        }
+    }
 
     public func post(url: String, json body: [UInt8], timeout: Duration) async throws -> BlockingFunctionReply {
-        guard let components = URLComponents(string: url), components.scheme?.lowercased() == "http",
-            let host = components.host, !host.isEmpty
-        else { throw BlockingFunctionTransportError.unreachable("only http:// function URIs are supported") }
-        let port = components.port ?? 80
-        let path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
-        let target = components.percentEncodedQuery.map { path + "?" + $0 } ?? path
-        return try await withThrowingTaskGroup(of: BlockingFunctionReply.self) { group in
-            group.addTask {
-                try await Self.exchange(host: host, port: port, target: target, body: body, timeout: timeout)
-            }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                throw BlockingFunctionTransportError.timedOut
-            }
-            defer { group.cancelAll() }
-            return try await group.next()!
+        guard let scheme = URLComponents(string: url)?.scheme?.lowercased(), scheme == "http" || scheme == "https"
+        else { throw BlockingFunctionTransportError.unreachable("only http:// and https:// function URIs are called") }
+        var request = HTTPClientRequest(url: url)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.body = .bytes(ByteBuffer(bytes: body))
+        let deadline = TimeAmount.nanoseconds(
+            Int64(timeout.components.seconds) * 1_000_000_000 + Int64(timeout.components.attoseconds / 1_000_000_000))
+        do {
+            let response = try await httpClient().execute(request, timeout: deadline)
+            let answer = try await response.body.collect(upTo: Self.maxReplyBytes)
+            return BlockingFunctionReply(status: Int(response.status.code), body: Array(buffer: answer))
+        } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
+            throw BlockingFunctionTransportError.timedOut
+        } catch {
+            throw BlockingFunctionTransportError.unreachable("\(error)")
         }
     }
+}
 
-    private static func exchange(host: String, port: Int, target: String, body: [UInt8], timeout: Duration)
-        async throws -> BlockingFunctionReply
-    {
-        let seconds = timeout.components.seconds
-        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .connectTimeout(.seconds(seconds))
-            .connect(host: host, port: port) { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHTTPClientHandlers()
-                    return try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(
-                        wrappingChannelSynchronously: channel)
-                }
-            }
-        return try await channel.executeThenClose { inbound, outbound in
-            var head = HTTPRequestHead(version: .http1_1, method: .POST, uri: target)
-            head.headers.add(name: "Host", value: port == 80 ? host : "\(host):\(port)")
-            head.headers.add(name: "Content-Type", value: "application/json")
-            head.headers.add(name: "Content-Length", value: String(body.count))
-            head.headers.add(name: "Connection", value: "close")
-            try await outbound.write(.head(head))
-            try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: body))))
-            try await outbound.write(.end(nil))
-            var status: Int?
-            var received: [UInt8] = []
-            for try await part in inbound {
-                switch part {
-                case .head(let response):
-                    status = Int(response.status.code)
-                case .body(let buffer):
-                    guard received.count + buffer.readableBytes <= maxReplyBytes else {
-                        throw BlockingFunctionTransportError.unreachable("answer larger than \(maxReplyBytes) bytes")
-                    }
-                    received.append(contentsOf: buffer.readableBytesView)
-                case .end:
-                    guard let status else { throw BlockingFunctionTransportError.unreachable("no status line") }
-                    return BlockingFunctionReply(status: status, body: received)
-                }
-            }
-            throw BlockingFunctionTransportError.unreachable("connection closed before the answer ended")
-        }
-    }
+/// A `functions_ca_file` that cannot be used; start-up stops naming the key.
+public struct FunctionsCAFileError: Error, CustomStringConvertible {
+    public let path: String
+    public let reason: String
+    public var description: String { "key 'functions_ca_file': \(path) \(reason)" }
 }

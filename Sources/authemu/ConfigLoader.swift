@@ -23,13 +23,14 @@ struct ConfigLayer {
     var logFormat: String?
     var shutdownTimeoutSeconds: Int?
     var tokenSigning: TokenSigning?
+    var functionsCAFile: String?
     /// Per-project settings (file only), in the v2 Config / Tenant JSON shapes.
     var projects: JSONValue?
 
     /// Every key the file and the environment accept (environment: `AUTHEMU_` + upper case).
     static let keys = [
         "host", "port", "project", "data", "ephemeral", "admin_token", "max_body_bytes", "public_url", "log_level",
-        "log_format", "shutdown_timeout_seconds", "token_signing",
+        "log_format", "shutdown_timeout_seconds", "token_signing", "functions_ca_file",
     ]
 
     mutating func set(_ key: String, _ value: Any, source: String) throws {
@@ -90,6 +91,7 @@ struct ConfigLayer {
             }
             tokenSigning = signing
         case "public_url": publicURL = try string()
+        case "functions_ca_file": functionsCAFile = try string()
         case "log_level":
             let level = try string().lowercased()
             guard ["trace", "debug", "info", "notice", "warning", "error", "critical"].contains(level) else {
@@ -149,7 +151,8 @@ struct ConfigLayer {
             maxBodyBytes: maxBodyBytes ?? lower.maxBodyBytes, publicURL: publicURL ?? lower.publicURL,
             logLevel: logLevel ?? lower.logLevel, logFormat: logFormat ?? lower.logFormat,
             shutdownTimeoutSeconds: shutdownTimeoutSeconds ?? lower.shutdownTimeoutSeconds,
-            tokenSigning: tokenSigning ?? lower.tokenSigning, projects: projects ?? lower.projects)
+            tokenSigning: tokenSigning ?? lower.tokenSigning, functionsCAFile: functionsCAFile ?? lower.functionsCAFile,
+            projects: projects ?? lower.projects)
     }
 
     func appConfig() -> AppConfig {
@@ -164,6 +167,7 @@ struct ConfigLayer {
         config.publicURL = publicURL
         config.projects = projects
         if let tokenSigning { config.tokenSigning = tokenSigning }
+        config.functionsCAFile = functionsCAFile
         return config
     }
 }

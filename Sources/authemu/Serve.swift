@@ -22,6 +22,8 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Log format: auto (journal under systemd, else text), text, json, journal.") var logFormat: String?
     @Option(help: "Token signing: none (unsigned, as firebase-tools) or rs256 (signed; keys at the JWKS URLs).")
     var tokenSigning: String?
+    @Option(help: "PEM file of extra CA certificates for https:// blocking functions (self-signed test servers).")
+    var functionsCaFile: String?
     @Option(name: .customLong("import"), help: "Import a firebase-tools or authemu export directory at start.")
     var importDirectory: String?
 
@@ -36,6 +38,7 @@ struct Serve: AsyncParsableCommand {
         if let logLevel { try flags.set("log_level", logLevel, source: "--log-level") }
         if let logFormat { try flags.set("log_format", logFormat, source: "--log-format") }
         if let tokenSigning { try flags.set("token_signing", tokenSigning, source: "--token-signing") }
+        if let functionsCaFile { try flags.set("functions_ca_file", functionsCaFile, source: "--functions-ca-file") }
         return (flags, try ConfigLayer.fromEnvironment(ProcessInfo.processInfo.environment))
     }
 
@@ -66,6 +69,9 @@ struct Serve: AsyncParsableCommand {
             emulator = try await makeEmulator(config: appConfig, store: store, logger: logger)
         } catch let error as SeedError {
             FileHandle.standardError.write(Data("authemu: config file: \(error)\n".utf8))
+            throw ExitCode(2)
+        } catch let error as FunctionsCAFileError {
+            FileHandle.standardError.write(Data("authemu: \(error)\n".utf8))
             throw ExitCode(2)
         }
         if let importDirectory {

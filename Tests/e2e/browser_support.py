@@ -2,9 +2,7 @@
 of what a browser does: a web app's page served on another origin (http://localhost:PORT) than the
 daemon (http://127.0.0.1:PORT), and a stand-in for https://apis.google.com/js/api.js, served over
 HTTPS with a throwaway certificate to a Chromium whose host resolver maps apis.google.com here."""
-import datetime
 import http.server
-import ipaddress
 import os
 import shutil
 import ssl
@@ -56,27 +54,9 @@ class StaticServer:
 
 def self_signed_certificate(directory):
     """A certificate for apis.google.com; Chromium runs with --ignore-certificate-errors."""
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import NameOID
+    from tls_support import ca_and_server_certificate
 
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "apis.google.com")])
-    now = datetime.datetime.now(datetime.timezone.utc)
-    certificate = (
-        x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(days=1)).not_valid_after(now + datetime.timedelta(days=1))
-        .add_extension(x509.SubjectAlternativeName([
-            x509.DNSName("apis.google.com"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), critical=False)
-        .sign(key, hashes.SHA256())
-    )
-    cert_path, key_path = Path(directory) / "cert.pem", Path(directory) / "key.pem"
-    cert_path.write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
-    key_path.write_bytes(key.private_bytes(
-        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
-    return str(cert_path), str(key_path)
+    return ca_and_server_certificate(directory, names=("apis.google.com",))[1]
 
 
 def start_chromium(gapi_port, window=(1280, 900)):

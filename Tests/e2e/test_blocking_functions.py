@@ -1,12 +1,15 @@
 """Blocking functions called over real HTTP: a local server stands in for the Functions emulator."""
 import base64
 import json
+import ssl
+import subprocess
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from conftest import PROJECT, error_message
+from conftest import BINARY, PROJECT, Api, Daemon, error_message
+from tls_support import ca_and_server_certificate
 
 
 def jwt_claims(token):
@@ -17,7 +20,7 @@ def jwt_claims(token):
 class FunctionServer:
     """Answers POST /<event> with the reply set for it and records what was posted."""
 
-    def __init__(self):
+    def __init__(self, tls=None):
         self.replies = {}
         self.requests = []
         server = self
@@ -39,7 +42,12 @@ class FunctionServer:
                 pass
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        if tls:
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(*tls)
+            self.httpd.socket = context.wrap_socket(self.httpd.socket, server_side=True)
+        scheme = "https" if tls else "http"
+        self.url = f"{scheme}://127.0.0.1:{self.httpd.server_address[1]}"
         threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
 
     def close(self):
@@ -192,3 +200,60 @@ def test_functions_written_with_the_firebase_functions_sdk(api, functions_sdk):
     assert message.startswith("BLOCKING_FUNCTION_ERROR_RESPONSE : ((HTTP request to "
                               f"{functions_sdk.url}/beforeCreate returned HTTP error 403: ")
     assert "Not on the list." in message
+
+
+def test_https_functions_and_the_send_events(tmp_path):
+    """beforeSendSms and beforeSendEmail over https://, trusted through --functions-ca-file."""
+    ca, server_certificate = ca_and_server_certificate(tmp_path)
+    server = FunctionServer(tls=server_certificate)
+    daemon = Daemon(tmp_path, extra=["--functions-ca-file", ca]).start()
+    try:
+        api = Api(daemon.base)
+        set_triggers(api, {"beforeSendSms": f"{server.url}/beforeSendSms",
+                           "beforeSendEmail": f"{server.url}/beforeSendEmail"})
+        server.replies["beforeSendSms"] = (200, {}, True)
+        sent = api.v1("accounts:sendVerificationCode", {"phoneNumber": "+15555550170"})
+        assert sent.status_code == 200, sent.text
+        claims = jwt_claims(server.requests[-1][2]["data"]["jwt"])
+        assert (claims["event_type"], claims["sms_type"]) == ("beforeSendSms", "SIGN_IN_OR_SIGN_UP")
+        assert claims["user_record"]["phone_number"] == "+15555550170"
+        server.replies["beforeSendSms"] = (200, {"recaptchaActionOverride": "BLOCK"}, True)
+        blocked = api.v1("accounts:sendVerificationCode", {"phoneNumber": "+15555550171"})
+        assert (blocked.status_code, error_message(blocked)) == (
+            400, "BLOCKING_FUNCTION_ERROR_RESPONSE : ((The beforeSendSms function blocked the SMS "
+                 "(recaptchaActionOverride: BLOCK).))")
+        outbox = api.session.get(f"{daemon.base}/emulator/v1/projects/{PROJECT}/smsMessages",
+                                 params={"phoneNumber": "+15555550171"}).json()
+        assert outbox == {"smsMessages": []}
+        assert api.v1("accounts:signUp", {"email": "https@example.com", "password": "secret123"}).status_code == 200
+        server.replies["beforeSendEmail"] = (200, {"recaptchaActionOverride": "BLOCK"}, True)
+        reset = api.v1("accounts:sendOobCode", {"requestType": "PASSWORD_RESET", "email": "https@example.com"})
+        assert error_message(reset).startswith("BLOCKING_FUNCTION_ERROR_RESPONSE : ((The beforeSendEmail function")
+        assert jwt_claims(server.requests[-1][2]["data"]["jwt"])["email_type"] == "PASSWORD_RESET"
+        codes = api.session.get(f"{daemon.base}/emulator/v1/projects/{PROJECT}/oobCodes").json()["oobCodes"]
+        assert codes == []
+    finally:
+        daemon.stop()
+        server.close()
+
+
+def test_https_function_without_a_trusted_ca_fails_cleanly(api, functions, tmp_path):
+    _, server_certificate = ca_and_server_certificate(tmp_path)
+    secure = FunctionServer(tls=server_certificate)
+    try:
+        set_triggers(api, {"beforeSendSms": f"{secure.url}/beforeSendSms"})
+        secure.replies["beforeSendSms"] = (200, {}, True)
+        refused = api.v1("accounts:sendVerificationCode", {"phoneNumber": "+15555550172"})
+        assert (refused.status_code, error_message(refused)) == (
+            500, f"BLOCKING_FUNCTION_ERROR_RESPONSE : ((Failed to make request to {secure.url}/beforeSendSms.))")
+        assert secure.requests == []
+    finally:
+        secure.close()
+
+
+def test_an_unusable_functions_ca_file_stops_startup(tmp_path):
+    missing = tmp_path / "missing.pem"
+    run = subprocess.run([BINARY, "serve", "--ephemeral", "--port", "0", "--functions-ca-file", str(missing)],
+                         capture_output=True, text=True, timeout=30)
+    assert run.returncode == 2
+    assert f"key 'functions_ca_file': {missing} cannot read PEM certificates" in run.stderr

@@ -77,6 +77,7 @@ extension Emulator {
     /// The answer's `userRecord`, field by field as its `updateMask` lists them.
     static func blockingFunctionAnswer(_ response: JSONValue, event: BlockingEvent) throws -> BlockingFunctionAnswer {
         var answer = BlockingFunctionAnswer()
+        answer.blocked = response["recaptchaActionOverride"]?.stringValue?.uppercased() == "BLOCK"
         guard let record = response["userRecord"], !record.isNull else { return answer }
         guard let mask = record["updateMask"]?.stringValue, !mask.isEmpty else {
             throw AuthError("BLOCKING_FUNCTION_ERROR_RESPONSE", "((Response UserRecord is missing updateMask.))")
@@ -191,6 +192,11 @@ extension Emulator {
             "sign_in_method": .string(context.signInMethod),
         ]
         claims.setIfPresent("sign_in_second_factor", context.signInSecondFactor.map(JSONValue.string))
+        switch call.event {
+        case .beforeSendEmail: claims.setIfPresent("email_type", context.messageType.map(JSONValue.string))
+        case .beforeSendSms: claims.setIfPresent("sms_type", context.messageType.map(JSONValue.string))
+        default: break
+        }
         claims.setIfPresent("sign_in_attributes", context.signInAttributes.map(JSONValue.string))
         claims.setIfPresent("raw_user_info", context.rawUserInfo.map(JSONValue.string))
         claims.setIfPresent("tenant_id", call.scope.tenantId.map(JSONValue.string))

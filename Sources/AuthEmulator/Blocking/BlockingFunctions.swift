@@ -3,6 +3,9 @@ import Foundation
 /// The events Identity Platform (and firebase-tools) calls blocking functions for.
 public enum BlockingEvent: String, Sendable, CaseIterable {
     case beforeCreate, beforeSignIn
+    /// Production's events before an email link or an SMS code goes out (firebase-functions
+    /// `beforeEmailSent`, `beforeSmsSent`); firebase-tools has neither.
+    case beforeSendEmail, beforeSendSms
 }
 
 /// The project config's `blockingFunctions`: a function URI per event and which IdP credentials
@@ -61,6 +64,9 @@ public struct BlockingSignInContext: Sendable {
     public var oauthIdToken: String?
     public var oauthAccessToken: String?
     public var clientIP: String?
+    /// `email_type` of beforeSendEmail (`EMAIL_SIGN_IN`, `PASSWORD_RESET`) or `sms_type` of
+    /// beforeSendSms (`SIGN_IN_OR_SIGN_UP`, `MULTI_FACTOR_SIGN_IN`, `MULTI_FACTOR_ENROLLMENT`).
+    public var messageType: String?
 
     public init(signInMethod: String, signInSecondFactor: String? = nil, clientIP: String? = nil) {
         self.signInMethod = signInMethod
@@ -91,6 +97,8 @@ struct BlockingFunctionAnswer: Sendable {
     /// The new `customAttributes` (nil inside: cleared), when the mask names customClaims.
     var customAttributes: String??
     var sessionClaims: [String: JSONValue] = [:]
+    /// `recaptchaActionOverride: "BLOCK"`: a send event stops the message.
+    var blocked = false
 
     func apply(to user: inout UserRecord) {
         if let displayName { user.displayName = displayName }
@@ -123,6 +131,25 @@ public struct BlockingHooks: Sendable {
 }
 
 extension BlockingHooks {
+    /// beforeSendEmail / beforeSendSms before a link or a code is stored and "sent": the function
+    /// sees the user (or, for a new sign-in, one with just the address) and the message type; an
+    /// answer `recaptchaActionOverride: "BLOCK"` stops the message with this error, and nothing
+    /// reaches the outbox. The answer changes no user field.
+    func beforeSend(
+        _ event: BlockingEvent, user: UserRecord, settings: ScopeSettings, scope: Scope, context: BlockingSignInContext
+    ) throws {
+        var shown = user
+        guard try run(event, user: &shown, settings: settings, scope: scope, context: context) != nil else { return }
+        if answers[event]?.blocked == true { throw Self.blockedMessage(event) }
+    }
+
+    static func blockedMessage(_ event: BlockingEvent) -> AuthError {
+        AuthError(
+            "BLOCKING_FUNCTION_ERROR_RESPONSE",
+            "((The \(event.rawValue) function blocked the \(event == .beforeSendSms ? "SMS" : "email") (recaptchaActionOverride: BLOCK).))"
+        )
+    }
+
     /// beforeSignIn for a user about to be signed in, unless it is disabled or must still pass a
     /// second factor (firebase-tools calls it at `mfaSignIn:finalize` then). Session claims, or [:].
     func beforeSignIn(

@@ -34,7 +34,7 @@ extension Emulator {
             case phone(SmsMessage)
             case totp(TotpEnrollmentSession)
         }
-        let started: Started = try await store.write { tx in
+        let started: Started = try await writeWithBlockingFunctions(scope) { tx, hooks, _ in
             let settings = try self.settings(tx, scope)
             let (user, _) = try Emulator.enrollmentUser(
                 tx, settings: settings, totp: totp, idToken: request.idToken, scope: scope, tokens: self.tokens,
@@ -67,7 +67,8 @@ extension Emulator {
                     tx,
                     SmsRequest(
                         scope: scope, phoneNumber: phone, purpose: .mfaEnrollment, settings: settings,
-                        clientIP: caller.clientIP, localId: user.localId, verificationPath: path)))
+                        clientIP: caller.clientIP, localId: user.localId, verificationPath: path, hooks: hooks,
+                        user: user)))
         }
         switch started {
         case .phone(let message):

@@ -24,7 +24,7 @@ extension Emulator {
         let scope = caller.scope
         let now = clock.now()
         let injectedFailure = try await takeCredentialFault(scope)
-        let message: SmsMessage = try await store.write { tx in
+        let message: SmsMessage = try await writeWithBlockingFunctions(scope) { tx, hooks, _ in
             let settings = try self.settings(tx, scope)
             if settings.disableAuth { throw AuthError.projectDisabled }
             if !settings.smsMfaEnabled { throw AuthError.smsMfaNotEnabled }
@@ -47,7 +47,7 @@ extension Emulator {
                 SmsRequest(
                     scope: scope, phoneNumber: phone, purpose: .mfaSignIn, settings: settings,
                     clientIP: caller.clientIP,
-                    localId: user.localId, mfaEnrollmentId: id, verificationPath: path))
+                    localId: user.localId, mfaEnrollmentId: id, verificationPath: path, hooks: hooks, user: user))
         }
         await announce(message)
         return .object(["phoneResponseInfo": .object(["sessionInfo": .string(message.sessionInfo)])])

@@ -12,6 +12,15 @@ public enum OobRequestType: String, WireEnum {
     case verifyAndChangeEmail = "VERIFY_AND_CHANGE_EMAIL"
     case revertSecondFactorAddition = "REVERT_SECOND_FACTOR_ADDITION"
 
+    /// `email_type` of production's beforeSendEmail, which covers these two kinds of email only.
+    public var beforeSendEmailType: String? {
+        switch self {
+        case .passwordReset: "PASSWORD_RESET"
+        case .emailSignin: "EMAIL_SIGN_IN"
+        default: nil
+        }
+    }
+
     /// The `mode` of the `/emulator/action` link.
     public var actionMode: String {
         switch self {

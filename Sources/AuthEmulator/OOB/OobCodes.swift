@@ -34,7 +34,7 @@ extension Emulator {
         let code = random.base64URL(54)
         let options = self.options
         let created = clock.now().timeIntervalSince1970 * 1000
-        let issued: OobCode? = try await store.write { tx in
+        let issued: OobCode? = try await writeWithBlockingFunctions(scope) { tx, hooks, _ in
             let settings = try self.settings(tx, scope)
             if settings.disableAuth { throw AuthError.projectDisabled }
             guard let type = request.requestType else { throw AuthError("MISSING_REQ_TYPE") }
@@ -94,8 +94,18 @@ extension Emulator {
                 newEmail = target.lowercased()
                 localId = user.localId
             }
+            // An email goes out (not a link an admin asked for): production's beforeSendEmail first.
+            if request.returnOobLink != true, let emailType = type.beforeSendEmailType {
+                var shown = try tx.users(scope, email: email).first ?? UserRecord(localId: "")
+                if shown.email == nil { shown.email = email }
+                var context = BlockingSignInContext(
+                    signInMethod: type == .emailSignin ? "emailLink" : "password", clientIP: caller.clientIP)
+                context.messageType = emailType
+                try hooks.beforeSend(.beforeSendEmail, user: shown, settings: settings, scope: scope, context: context)
+            }
             let link = Emulator.actionLink(
-                base: options.linkBase(for: caller), mode: type.actionMode, code: code, continueUrl: request.continueUrl,
+                base: options.linkBase(for: caller), mode: type.actionMode, code: code,
+                continueUrl: request.continueUrl,
                 tenantId: scope.tenantId)
             let oob = OobCode(
                 email: email, newEmail: newEmail, requestType: type, oobCode: code, oobLink: link, localId: localId,

@@ -36,22 +36,21 @@ extension Emulator {
     public func sendVerificationCode(_ request: SendVerificationCodeRequest, caller: Caller) async throws -> JSONValue {
         let scope = caller.scope
         let injectedFailure = try await takeCredentialFault(scope)
-        let message: SmsMessage = try await store.write { tx in
+        let message: SmsMessage = try await writeWithBlockingFunctions(scope) { tx, hooks, _ in
             let settings = try self.settings(tx, scope)
             if settings.disableAuth { throw AuthError.projectDisabled }
             guard let phone = request.phoneNumber, Validation.isPhoneNumber(phone) else {
                 throw AuthError.invalidPhoneNumber
             }
-            if let owner = try tx.user(scope, phoneNumber: phone), !owner.enrollments.isEmpty {
-                throw Emulator.phoneMfaConflict
-            }
+            let owner = try tx.user(scope, phoneNumber: phone)
+            if let owner, !owner.enrollments.isEmpty { throw Emulator.phoneMfaConflict }
             let path = try Emulator.verifyApp(
                 tx, request, scope: scope, settings: settings, injectedFailure: injectedFailure)
             return try self.createSms(
                 tx,
                 SmsRequest(
                     scope: scope, phoneNumber: phone, purpose: .signIn, settings: settings, clientIP: caller.clientIP,
-                    verificationPath: path))
+                    verificationPath: path, hooks: hooks, user: owner))
         }
         await announce(message)
         return .object(["sessionInfo": .string(message.sessionInfo)])

@@ -17,6 +17,19 @@ struct SmsRequest {
     var localId: String?
     var mfaEnrollmentId: String?
     var verificationPath = "none"
+    /// The transaction's blocking-function answers, for beforeSendSms.
+    var hooks: BlockingHooks
+    /// The account the code is for, shown to beforeSendSms (nil: a sign-in of a new number).
+    var user: UserRecord?
+
+    /// `sms_type` of beforeSendSms.
+    var smsType: String {
+        switch purpose {
+        case .mfaSignIn: "MULTI_FACTOR_SIGN_IN"
+        case .mfaEnrollment: "MULTI_FACTOR_ENROLLMENT"
+        default: "SIGN_IN_OR_SIGN_UP"
+        }
+    }
 }
 
 extension Emulator {
@@ -42,6 +55,13 @@ extension Emulator {
             {
                 throw AuthError("TOO_MANY_ATTEMPTS_TRY_LATER")
             }
+            // A test number's code is not sent, so its function is not asked.
+            var shown = request.user ?? UserRecord(localId: "")
+            if request.user == nil { shown.phoneNumber = request.phoneNumber }
+            var context = BlockingSignInContext(signInMethod: "phone", clientIP: request.clientIP)
+            context.messageType = request.smsType
+            try request.hooks.beforeSend(
+                .beforeSendSms, user: shown, settings: request.settings, scope: request.scope, context: context)
         }
         if phone.supersedeOlderCodes {
             let older = try tx.listSms(

@@ -14,9 +14,11 @@ extension Emulator {
         guard patch.objectValue != nil else { throw AuthError.invalidJSON("/ must be object") }
         try ConfigValidation.validateProjectConfig(patch)
         for (event, trigger) in patch.value(at: "blockingFunctions.triggers")?.objectValue ?? [:] {
-            if let uri = trigger["functionUri"]?.stringValue, !uri.lowercased().hasPrefix("http://") {
+            if let uri = trigger["functionUri"]?.stringValue, !uri.lowercased().hasPrefix("http://"),
+                !uri.lowercased().hasPrefix("https://")
+            {
                 logger.warning(
-                    "Blocking function \(event) at \(uri) will fail: authemu calls functions over plain HTTP (e.g. the Functions emulator).",
+                    "Blocking function \(event) at \(uri) will fail: authemu calls functions over http:// and https:// only.",
                     metadata: ["event": "config", "project": "\(projectId)"])
             }
         }
@@ -147,7 +149,7 @@ enum ConfigValidation {
         try SmsRegionPolicy.validate(config["smsRegionConfig"], path: "smsRegionConfig")
     }
 
-    static let blockingEvents: Set<String> = ["beforeCreate", "beforeSignIn"]
+    static let blockingEvents = Set(BlockingEvent.allCases.map(\.rawValue))
 
     /// firebase-tools' checks and messages: known events, absolute `functionUri`s. (The emulator
     /// stores the triggers but does not call them.)
