@@ -41,6 +41,9 @@ public final class BlockingFunctionHTTPClient: BlockingFunctionTransport, Sendab
             if !extraRoots.isEmpty { tls.additionalTrustRoots = [.certificates(extraRoots)] }
             var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
             configuration.redirectConfiguration = .disallow
+            // The client retries a refused connection or a failed TLS handshake until this runs
+            // out: a function that is down, or whose certificate is not trusted, fails in 3 s.
+            configuration.timeout.connect = .seconds(3)
             // Lives as long as the daemon: one pool for every function call.
             let made = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
             client = made
