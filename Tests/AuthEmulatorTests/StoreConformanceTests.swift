@@ -237,6 +237,17 @@ struct StoreConformanceTests {
         }
     }
 
+    @Test("the clock offset: 0 until saved, then what was saved, replaced by the next save")
+    func clockOffset() async throws {
+        for (name, store) in try Self.stores() {
+            #expect(try await store.read { tx in try tx.clockOffset() } == 0, "\(name)")
+            try await store.write { tx in try tx.saveClockOffset(3601.5) }
+            #expect(try await store.read { tx in try tx.clockOffset() } == 3601.5, "\(name)")
+            try await store.write { tx in try tx.saveClockOffset(-60) }
+            #expect(try await store.read { tx in try tx.clockOffset() } == -60, "\(name)")
+        }
+    }
+
     @Test("a file from a newer authemu is refused and not modified")
     func newerSchemaRefused() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("authemu-\(UUID().uuidString).sqlite")
