@@ -1,4 +1,5 @@
 import AuthEmulator
+import AuthEmulatorSQLite
 import Foundation
 import Testing
 
@@ -201,5 +202,28 @@ struct ProductionOverFirebaseToolsTests {
             #expect(factors.first?["mfaEnrollmentId"]?.stringValue?.count == 28)
             #expect(factors.last?["mfaEnrollmentId"] == "kept-id")
         }
+    }
+}
+
+/// The configuration file's settings go through the REST API's write path (issue 22, part 7).
+@Suite("config file seeds")
+struct ConfigSeedTests {
+    @Test("a reloaded smsRegionConfig branch replaces the other, as a PATCH does")
+    func regionPolicyBranchReplaced() async throws {
+        let emulator = await Emulator(store: try SQLiteStore())
+        let first = try JSONValue.parse(
+            Data(#"{"p":{"config":{"smsRegionConfig":{"allowByDefault":{"disallowedRegions":["CA"]}}}}}"#.utf8))
+        try await emulator.applyProjectSeeds(first)
+        let second = try JSONValue.parse(
+            Data(#"{"p":{"config":{"smsRegionConfig":{"allowlistOnly":{"allowedRegions":["GB"]}}}}}"#.utf8))
+        try await emulator.applyProjectSeeds(second)
+        let config = try await emulator.getProjectConfig(projectId: "p")
+        #expect(config["smsRegionConfig"] == .object(["allowlistOnly": .object(["allowedRegions": .array(["GB"])])]))
+        let refused = await #expect(throws: AuthError.self) {
+            _ = try await emulator.sendVerificationCode(
+                LenientDecoder.decode(SendVerificationCodeRequest.self, from: .object(["phoneNumber": "+15555550190"])),
+                caller: Caller(scope: Scope(projectId: "p"), isAdmin: false))
+        }
+        #expect(refused?.code == "OPERATION_NOT_ALLOWED")
     }
 }
