@@ -57,6 +57,7 @@ public func buildRouter(emulator: Emulator, config: AppConfig) -> ExactPathRoute
     table.registerAdminAccountRoutes()
     table.registerConfigRoutes()
     table.registerEmulatorRoutes()
+    table.registerInspector()
     return ExactPathRouter(router: router, exact: exact)
 }
 

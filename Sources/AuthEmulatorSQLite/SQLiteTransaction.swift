@@ -16,7 +16,7 @@ struct SQLiteTransaction: StoreTransaction {
     private func decode<T: Decodable>(_ type: T.Type, _ data: Data) throws -> T {
         try Self.decoder.decode(type, from: data)
     }
-    private func tenantKey(_ scope: Scope) -> String { scope.tenantId ?? "" }
+    func tenantKey(_ scope: Scope) -> String { scope.tenantId ?? "" }
 
     /// Runs a statement through the connection's statement cache, as every query here does:
     /// compiling the SQL cost more than running it (a phone sign-in compiled 570,000
@@ -26,7 +26,7 @@ struct SQLiteTransaction: StoreTransaction {
     }
 
     /// The columns a user is read from (see `userRecord`).
-    private static let userColumns = "local_id, data, last_login_at, last_refresh_at"
+    static let userColumns = "local_id, data, last_login_at, last_refresh_at"
 
     /// A user row as a record: `data` decoded through the decoded-record cache, then the session
     /// times from their columns (NULL in rows written before they existed: `data` has them).
@@ -46,7 +46,7 @@ struct SQLiteTransaction: StoreTransaction {
 
     /// The users a query finds, read from the statement's rows in place (`Row.fetchAll` copies
     /// every row first).
-    private func users(
+    func users(
         _ scope: Scope, _ statement: Statement, _ arguments: StatementArguments, cached: Bool = true
     ) throws -> [UserRecord] {
         let rows = try Row.fetchCursor(statement, arguments: arguments)

@@ -9,21 +9,34 @@ public actor OutboxSignal {
 
     public init() {}
 
-    /// Returns once something was sent after `version` was read, or after `seconds`.
+    private var cancelled: Set<UUID> = []
+
+    /// Returns once something was sent after `version` was read, after `seconds`, or when the
+    /// waiting task is cancelled (a stopping daemon does not wait out its long-polls).
     public func wait(seconds: Double, since seen: Int) async {
-        if version != seen || seconds <= 0 { return }
+        if version != seen || seconds <= 0 || Task.isCancelled { return }
         let id = UUID()
-        await withCheckedContinuation { continuation in
-            waiters[id] = continuation
-            Task { [weak self] in
-                try? await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000))
-                await self?.resume(id)
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                if cancelled.remove(id) != nil { return continuation.resume() }
+                waiters[id] = continuation
+                Task { [weak self] in
+                    try? await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000))
+                    await self?.resume(id)
+                }
             }
+        } onCancel: {
+            Task { await self.cancel(id) }
         }
     }
 
     private func resume(_ id: UUID) {
         waiters.removeValue(forKey: id)?.resume()
+    }
+
+    /// Cancellation may come before the waiter is registered: then it is remembered.
+    private func cancel(_ id: UUID) {
+        if let waiter = waiters.removeValue(forKey: id) { waiter.resume() } else { cancelled.insert(id) }
     }
 
     /// Wakes every waiter.

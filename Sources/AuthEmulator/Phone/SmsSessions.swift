@@ -162,7 +162,7 @@ extension Emulator {
             let seen = await signal.version
             let found = try await store.read(query)
             let remaining = deadline.timeIntervalSinceNow
-            if !found.isEmpty || remaining <= 0 { return found }
+            if !found.isEmpty || remaining <= 0 || Task.isCancelled { return found }
             await signal.wait(seconds: remaining, since: seen)
         }
     }

@@ -89,7 +89,7 @@ public protocol TotpSessionRepository {
 /// Everything one transaction can touch.
 public protocol StoreTransaction: UserRepository, TenantRepository, ConfigRepository, OobCodeRepository,
     IdpConfigRepository, SmsOutboxRepository, TotpSessionRepository, AppVerificationRepository,
-    SigningKeyRepository, ClockOffsetRepository
+    SigningKeyRepository, ClockOffsetRepository, InspectorRepository
 {}
 
 /// The durable state. `write` runs its body in one transaction: a thrown error rolls it all back,

@@ -1,0 +1,81 @@
+import Foundation
+
+/// What the inspector (`/emulator/ui`) reads: the projects and tenants the daemon has seen, and
+/// pages of users by a search prefix. Everything else it shows comes from the services the REST
+/// routes use (outboxes, lookups, config).
+public struct ScopeSummary: Sendable, Equatable {
+    public var scope: Scope
+    public var displayName: String?
+    public var users: Int
+    public var pendingCodes: Int
+}
+
+public struct ProjectSummary: Sendable, Equatable {
+    public var project: ScopeSummary
+    public var tenants: [ScopeSummary]
+}
+
+/// One page of users and where the next one starts (nil: the last page).
+public struct UserPage: Sendable {
+    public var users: [UserRecord]
+    public var nextAfter: String?
+}
+
+/// Reads the inspector needs from the store, beyond the other repositories.
+public protocol InspectorRepository {
+    /// Project ids with users, a stored config, tenants or SMS, in order.
+    func projectIds() throws -> [String]
+    /// Users whose uid, email or phone number starts with `prefix`, by uid, after `after`.
+    func searchUsers(_ scope: Scope, prefix: String, after: String?, limit: Int) throws -> [UserRecord]
+}
+
+extension Emulator {
+    public static let inspectorPageSize = 50
+
+    /// The default project first, then the others; each with its tenants (created or with users).
+    public func inspectorProjects() async throws -> [ProjectSummary] {
+        let defaultProject = options.defaultProjectId
+        return try await store.read { tx in
+            var ids = try tx.projectIds().filter { $0 != defaultProject }
+            ids.insert(defaultProject, at: 0)
+            return try ids.map { projectId in
+                var tenantIds = Set(try tx.tenantsWithUsers(projectId: projectId).compactMap { $0 })
+                let stored = try tx.listTenants(projectId: projectId, after: nil, limit: nil)
+                var names: [String: String] = [:]
+                for tenant in stored {
+                    guard let id = tenant["tenantId"]?.stringValue else { continue }
+                    tenantIds.insert(id)
+                    names[id] = tenant["displayName"]?.stringValue
+                }
+                func summary(_ scope: Scope) throws -> ScopeSummary {
+                    ScopeSummary(
+                        scope: scope, displayName: scope.tenantId.flatMap { names[$0] },
+                        users: try tx.countUsers(scope),
+                        pendingCodes: try tx.listSms(scope, SmsQuery(statuses: [.pending])).count)
+                }
+                return ProjectSummary(
+                    project: try summary(Scope(projectId: projectId)),
+                    tenants: try tenantIds.sorted().map { try summary(Scope(projectId: projectId, tenantId: $0)) })
+            }
+        }
+    }
+
+    /// A page of users in uid order; with `query`, those whose uid, email or phone starts with it.
+    public func inspectorUsers(_ scope: Scope, query: String?, after: String?, limit: Int = inspectorPageSize)
+        async throws -> UserPage
+    {
+        let prefix = (query ?? "").trimmingCharacters(in: .whitespaces)
+        let users = try await store.read { tx in
+            prefix.isEmpty
+                ? try tx.listUsers(scope, after: after, limit: limit + 1, descending: false)
+                : try tx.searchUsers(scope, prefix: prefix, after: after, limit: limit + 1)
+        }
+        let page = Array(users.prefix(limit))
+        return UserPage(users: page, nextAfter: users.count > limit ? page.last?.localId : nil)
+    }
+
+    /// One user, or nil.
+    public func inspectorUser(_ scope: Scope, localId: String) async throws -> UserRecord? {
+        try await store.read { tx in try tx.user(scope, localId: localId) }
+    }
+}

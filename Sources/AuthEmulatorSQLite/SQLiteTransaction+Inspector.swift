@@ -1,0 +1,39 @@
+import AuthEmulator
+import GRDB
+
+extension SQLiteTransaction {
+    /// Each table's project ids by seeks on its leading key column (a few projects, however many
+    /// users): `project_id > ?` and the first one, repeated.
+    func projectIds() throws -> [String] {
+        var ids = Set<String>()
+        for table in ["users", "project_configs", "tenants"] {
+            var last = ""
+            while let next = try String.fetchOne(
+                cached: db,
+                sql: "SELECT project_id FROM \(table) WHERE project_id > ? ORDER BY project_id LIMIT 1",
+                arguments: [last])
+            {
+                ids.insert(next)
+                last = next
+            }
+        }
+        return ids.sorted()
+    }
+
+    /// Ranges of the primary key, the email index and the phone index (SQLite's OR optimisation
+    /// walks each), then uid order.
+    func searchUsers(_ scope: Scope, prefix: String, after: String?, limit: Int) throws -> [UserRecord] {
+        let end = prefix + "\u{FFFF}"
+        let email = prefix.lowercased()
+        let sql = """
+            SELECT \(Self.userColumns) FROM users WHERE project_id = ? AND tenant_id = ? AND local_id > ?
+                AND ((local_id >= ? AND local_id < ?) OR (email >= ? AND email < ?)
+                    OR (phone_number >= ? AND phone_number < ?))
+            ORDER BY local_id LIMIT ?
+            """
+        let arguments: StatementArguments = [
+            scope.projectId, tenantKey(scope), after ?? "", prefix, end, email, email + "\u{FFFF}", prefix, end, limit,
+        ]
+        return try users(scope, db.cachedStatement(sql: sql), arguments, cached: false)
+    }
+}

@@ -1,0 +1,128 @@
+"""The inspector (/emulator/ui) in real headless Chromium, as a developer at a desk uses it."""
+import time
+
+import requests
+from selenium.common.exceptions import NoAlertPresentException
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+from browser_support import ARTIFACTS
+from conftest import PROJECT, Daemon
+from test_mfa import enable_totp, totp, v2, verified_email_user
+
+UI = f"/emulator/ui/projects/{PROJECT}"
+
+
+def shot(browser, name):
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    browser.save_screenshot(str(ARTIFACTS / f"inspector-{name}.png"))
+
+
+def test_create_a_user_in_the_page_and_find_it_with_the_admin_sdk(api, daemon, browser, admin_auth):
+    auth, app = admin_auth
+    browser.get(f"{daemon.base}{UI}/users")
+    browser.find_element(By.CSS_SELECTOR, "details summary").click()
+    browser.find_element(By.ID, "new-email").send_keys("made-in-ui@example.com")
+    browser.find_element(By.ID, "new-password").send_keys("secret123")
+    browser.find_element(By.ID, "new-name").send_keys("Made In UI")
+    browser.find_element(By.ID, "new-claims").send_keys('{"role": "tester"}')
+    browser.find_element(By.CSS_SELECTOR, '[data-action="create-user"]').click()
+    WebDriverWait(browser, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, '[data-testid="uid"]'))
+    uid = browser.find_element(By.CSS_SELECTOR, '[data-testid="uid"]').text
+    user = auth.get_user_by_email("made-in-ui@example.com", app=app)
+    assert (user.uid, user.display_name, user.custom_claims) == (uid, "Made In UI", {"role": "tester"})
+    assert browser.find_element(By.CSS_SELECTOR, '[data-testid="notice"]').text == "User created."
+    shot(browser, "user")
+    # Disable, then delete after the confirmation step.
+    browser.find_element(By.CSS_SELECTOR, '[data-action="disable-user"]').click()
+    WebDriverWait(browser, 10).until(lambda d: d.find_element(By.CSS_SELECTOR, '[data-testid="disabled"]').text == "yes")
+    assert auth.get_user(uid, app=app).disabled is True
+    browser.find_element(By.CSS_SELECTOR, '[data-action="delete-user"]').click()
+    WebDriverWait(browser, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, '[data-action="confirm"]'))
+    browser.find_element(By.CSS_SELECTOR, '[data-action="confirm"]').click()
+    WebDriverWait(browser, 10).until(lambda d: "/users?" in d.current_url)
+    assert api.v1(f"projects/{PROJECT}/accounts:lookup", {"localId": [uid]}, admin=True).json().get("users") is None
+
+
+def test_an_mfa_code_appears_on_an_open_messages_page(api, daemon, browser):
+    user = verified_email_user(api, "live@example.com")
+    started = v2(api, "mfaEnrollment:start", {"idToken": user["idToken"],
+                                               "phoneEnrollmentInfo": {"phoneNumber": "+15555550177"}}).json()
+    code = requests.get(f"{api.base}/emulator/v1/projects/{PROJECT}/smsMessages",
+                        params={"phoneNumber": "+15555550177"}).json()["smsMessages"][-1]["code"]
+    assert v2(api, "mfaEnrollment:finalize", {"idToken": user["idToken"], "phoneVerificationInfo": {
+        "sessionInfo": started["phoneSessionInfo"]["sessionInfo"], "code": code}}).status_code == 200
+    first = api.v1("accounts:signInWithPassword", {"email": "live@example.com", "password": "secret123"}).json()
+    browser.get(f"{daemon.base}{UI}/messages")
+    before = len(browser.find_elements(By.CSS_SELECTOR, '[data-testid="sms-code"]'))
+    opened = time.monotonic()
+    v2(api, "mfaSignIn:start", {"mfaPendingCredential": first["mfaPendingCredential"],
+                                "mfaEnrollmentId": first["mfaInfo"][0]["mfaEnrollmentId"],
+                                "phoneSignInInfo": {"phoneNumber": "+15555550177"}}).raise_for_status()
+    sent = requests.get(f"{api.base}/emulator/v1/projects/{PROJECT}/smsMessages",
+                        params={"purpose": "MFA_SIGN_IN"}).json()["smsMessages"][-1]["code"]
+    WebDriverWait(browser, 5, poll_frequency=0.05).until(
+        lambda d: len(d.find_elements(By.CSS_SELECTOR, '[data-testid="sms-code"]')) == before + 1)
+    assert time.monotonic() - opened < 5
+    assert browser.find_elements(By.CSS_SELECTOR, '[data-testid="sms-code"]')[0].text == sent
+    shot(browser, "messages")
+
+
+def test_a_totp_factor_shows_the_rfc_6238_code_of_its_secret(api, daemon, browser):
+    enable_totp(api)
+    user = verified_email_user(api, "totp-ui@example.com")
+    info = v2(api, "mfaEnrollment:start", {"idToken": user["idToken"], "totpEnrollmentInfo": {}}).json()[
+        "totpSessionInfo"]
+    assert v2(api, "mfaEnrollment:finalize", {"idToken": user["idToken"], "totpVerificationInfo": {
+        "sessionInfo": info["sessionInfo"], "verificationCode": totp(info["sharedSecretKey"])}}).status_code == 200
+    browser.get(f"{daemon.base}{UI}/users/{user['localId']}")
+    shown = browser.find_element(By.CSS_SELECTOR, '[data-testid="totp-code"]').text
+    now = time.time()
+    assert shown in {totp(info["sharedSecretKey"], now), totp(info["sharedSecretKey"], now - 30)}
+    seconds = int(browser.find_element(By.CSS_SELECTOR, '[data-testid="totp-seconds"]').text)
+    assert 1 <= seconds <= 30
+
+
+def test_clicking_an_email_verification_link_verifies_the_user(api, daemon, browser, admin_auth):
+    auth, app = admin_auth
+    user = api.v1("accounts:signUp", {"email": "click@example.com", "password": "secret123",
+                                      "returnSecureToken": True}).json()
+    assert api.v1("accounts:sendOobCode", {"requestType": "VERIFY_EMAIL", "idToken": user["idToken"]}).status_code == 200
+    browser.get(f"{daemon.base}{UI}/users/{user['localId']}")
+    link = browser.find_element(By.CSS_SELECTOR, '[data-testid="oob-link"]').get_attribute("href")
+    browser.get(link)
+    WebDriverWait(browser, 10).until(lambda d: "successfully verified" in d.page_source)
+    assert auth.get_user(user["localId"], app=app).email_verified is True
+
+
+def test_a_hostile_display_name_stays_text(api, daemon, browser):
+    hostile = "<img src=x onerror=alert(1)>"
+    api.v1(f"projects/{PROJECT}/accounts", {"email": "evil@example.com", "displayName": hostile}, admin=True)
+    browser.get(f"{daemon.base}{UI}/users?q=evil")
+    cell = browser.find_element(By.CSS_SELECTOR, '[data-testid="user-row"] [data-testid="display-name"]')
+    assert cell.text == hostile
+    assert browser.find_elements(By.CSS_SELECTOR, "td img") == []
+    try:
+        browser.switch_to.alert
+        raise AssertionError("the display name ran as script")
+    except NoAlertPresentException:
+        pass
+    shot(browser, "users")
+
+
+def test_off_loopback_the_inspector_asks_for_the_admin_token(tmp_path, browser):
+    exposed = Daemon(tmp_path, extra=["--host", "0.0.0.0"]).start()
+    try:
+        browser.get(f"{exposed.base}{UI}/users")
+        WebDriverWait(browser, 10).until(lambda d: "/emulator/ui/login" in d.current_url)
+        shot(browser, "login")
+        browser.find_element(By.ID, "token").send_keys("wrong")
+        browser.find_element(By.CSS_SELECTOR, '[data-action="login"]').click()
+        WebDriverWait(browser, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, '[data-testid="error"]'))
+        assert browser.find_element(By.CSS_SELECTOR, '[data-testid="error"]').text == "That is not the admin token."
+        browser.find_element(By.ID, "token").send_keys("owner")
+        browser.find_element(By.CSS_SELECTOR, '[data-action="login"]').click()
+        WebDriverWait(browser, 10).until(lambda d: d.current_url.endswith(f"{UI}/users"))
+        assert browser.find_element(By.TAG_NAME, "h1").text == "Users"
+    finally:
+        exposed.stop()
