@@ -237,6 +237,34 @@ struct StoreConformanceTests {
         }
     }
 
+    @Test("inspector reads: project ids of every table; users by uid, email or phone prefix, in uid order, paged")
+    func inspectorReads() async throws {
+        for (name, store) in try Self.stores() {
+            let scope = Scope(projectId: "p")
+            try await store.write { tx in
+                for (id, email, phone) in [
+                    ("u3", "zed@example.com", "+15550003"), ("u1", "amy@example.com", "+15550001"),
+                    ("x9", "amos@example.com", "+44700900"),
+                ] {
+                    var user = UserRecord(localId: id)
+                    user.email = email
+                    user.phoneNumber = phone
+                    try tx.save(scope, user)
+                }
+                try tx.save(Scope(projectId: "q", tenantId: "t"), UserRecord(localId: "only"))
+                try tx.saveProjectConfig(projectId: "c", .object([:]))
+            }
+            #expect(try await store.read { tx in try tx.projectIds() } == ["c", "p", "q"], "\(name)")
+            let byEmail = try await store.read { tx in try tx.searchUsers(scope, prefix: "AM", after: nil, limit: 10) }
+            #expect(byEmail.map(\.localId) == ["u1", "x9"], "\(name)")
+            let byUid = try await store.read { tx in try tx.searchUsers(scope, prefix: "u", after: nil, limit: 10) }
+            #expect(byUid.map(\.localId) == ["u1", "u3"], "\(name)")
+            let byPhone = try await store.read { tx in try tx.searchUsers(scope, prefix: "+1555", after: "u1", limit: 1)
+            }
+            #expect(byPhone.map(\.localId) == ["u3"], "\(name)")
+        }
+    }
+
     @Test("the clock offset: 0 until saved, then what was saved, replaced by the next save")
     func clockOffset() async throws {
         for (name, store) in try Self.stores() {
