@@ -85,7 +85,14 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Mustache", package: "swift-mustache"),
+                "CQREncode",
             ]
+        ),
+        /// Debian's libqrencode, for the inspector's QR codes of TOTP enrollment URIs.
+        .systemLibrary(
+            name: "CQREncode",
+            pkgConfig: "libqrencode",
+            providers: [.apt(["libqrencode-dev"])]
         ),
         .systemLibrary(
             name: "CSystemd",

@@ -116,3 +116,79 @@ struct InspectorRouteTests {
         }
     }
 }
+
+/// The inspector's settings page and factor actions.
+@Suite("inspector settings and factors")
+struct InspectorSettingsTests {
+    static let base = "/emulator/ui/projects/example"
+
+    /// A page's CSRF cookie and token, for the POSTs after it.
+    static func session(_ client: Harness.Client, _ path: String) async throws -> (HTTPFields, String) {
+        let page = try await client.call(.get, path, key: false)
+        let cookie = InspectorRouteTests.cookie(page)
+        let headers: HTTPFields = [.contentType: "application/x-www-form-urlencoded", .cookie: cookie]
+        return (headers, String(cookie.dropFirst("authemu_csrf=".count)))
+    }
+
+    @Test("test phone numbers and a JSON section save through the config API; its errors show on the page")
+    func settings() async throws {
+        try await Harness().run { client in
+            let (headers, token) = try await Self.session(client, "\(Self.base)/config")
+            let numbers = try await client.call(
+                .post, "\(Self.base)/config/test-phone-numbers", "_csrf=\(token)&numbers=%2B15555550188+654321",
+                key: false, headers: headers)
+            #expect(numbers.status == 303)
+            let sent = try await client.v1("accounts:sendVerificationCode", ["phoneNumber": "+15555550188"])
+            let signedIn = try await client.v1(
+                "accounts:signInWithPhoneNumber", ["sessionInfo": sent["sessionInfo"]!, "code": "654321"])
+            #expect(signedIn.status == 200)
+            let bad = try await client.call(
+                .post, "\(Self.base)/config", "_csrf=\(token)&section=mfa&value=%7B%22state%22%3A%22SOMETIMES%22%7D",
+                key: false, headers: headers)
+            #expect(bad.status == 400)
+            let html = InspectorRouteTests.html(bad)
+            #expect(html.contains(#"data-testid="config-error">INVALID_CONFIG"#))
+            #expect(html.contains("SOMETIMES"))
+            let good = try await client.call(
+                .post, "\(Self.base)/config",
+                "_csrf=\(token)&section=emulatorSettings&value=%7B%22smsCodeLifetimeSeconds%22%3A60%7D", key: false,
+                headers: headers)
+            #expect(good.status == 303)
+            let config = try await client.call(
+                .get, "/identitytoolkit.googleapis.com/v2/projects/example/config", admin: true)
+            #expect(config["emulatorSettings"] == .object(["smsCodeLifetimeSeconds": 60]))
+            let notJSON = try await client.call(
+                .post, "\(Self.base)/config", "_csrf=\(token)&section=mfa&value=%7Bnope", key: false, headers: headers)
+            #expect(InspectorRouteTests.html(notJSON).contains("INVALID_JSON : the text is not JSON"))
+        }
+    }
+
+    @Test("a TOTP factor added in the page shows its secret, otpauth URI and a QR code; remove drops it")
+    func totpFactor() async throws {
+        try await Harness().run { client in
+            let user = try await MfaRouteTests.verifiedUser(client, "qr@example.com")
+            let userPath = "\(Self.base)/users/\(user.string("localId"))"
+            let (headers, token) = try await Self.session(client, userPath)
+            let added = try await client.call(
+                .post, "\(userPath)/add-totp", "_csrf=\(token)&displayName=Phone+app", key: false, headers: headers)
+            #expect(added.status == 200)
+            let html = InspectorRouteTests.html(added)
+            let secret = html.components(separatedBy: #"data-testid="totp-secret">"#)[1].prefix(32)
+            #expect(
+                html.contains(
+                    "otpauth://totp/example:qr@example.com?secret=\(secret)&amp;issuer=example&amp;algorithm=SHA1&amp;digits=6&amp;period=30"
+                ))
+            #expect(html.contains(#"src="data:image/svg+xml;base64,"#))
+            let lookup = try await client.v1("accounts:lookup", ["localId": .array([user["localId"]!])], admin: true)
+            let factor = lookup["users"]?.arrayValue?.first?["mfaInfo"]?.arrayValue?.first
+            #expect(factor?["displayName"] == "Phone app")
+            let removed = try await client.call(
+                .post, "\(userPath)/remove-factor",
+                "_csrf=\(token)&mfaEnrollmentId=\(factor?["mfaEnrollmentId"]?.stringValue ?? "")",
+                key: false, headers: headers)
+            #expect(removed.status == 303)
+            let after = try await client.v1("accounts:lookup", ["localId": .array([user["localId"]!])], admin: true)
+            #expect(after["users"]?.arrayValue?.first?["mfaInfo"] == nil)
+        }
+    }
+}

@@ -2,7 +2,7 @@
 import time
 
 import requests
-from selenium.common.exceptions import NoAlertPresentException
+from selenium.common.exceptions import NoAlertPresentException, StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -11,6 +11,12 @@ from conftest import PROJECT, Daemon
 from test_mfa import enable_totp, totp, v2, verified_email_user
 
 UI = f"/emulator/ui/projects/{PROJECT}"
+
+
+def wait_for(browser, condition, seconds=10):
+    """Waits through page loads: an element of the page being left is stale, not a failure."""
+    return WebDriverWait(browser, seconds, poll_frequency=0.05,
+                         ignored_exceptions=[StaleElementReferenceException]).until(condition)
 
 
 def shot(browser, name):
@@ -27,7 +33,7 @@ def test_create_a_user_in_the_page_and_find_it_with_the_admin_sdk(api, daemon, b
     browser.find_element(By.ID, "new-name").send_keys("Made In UI")
     browser.find_element(By.ID, "new-claims").send_keys('{"role": "tester"}')
     browser.find_element(By.CSS_SELECTOR, '[data-action="create-user"]').click()
-    WebDriverWait(browser, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, '[data-testid="uid"]'))
+    wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, '[data-testid="uid"]'))
     uid = browser.find_element(By.CSS_SELECTOR, '[data-testid="uid"]').text
     user = auth.get_user_by_email("made-in-ui@example.com", app=app)
     assert (user.uid, user.display_name, user.custom_claims) == (uid, "Made In UI", {"role": "tester"})
@@ -35,12 +41,12 @@ def test_create_a_user_in_the_page_and_find_it_with_the_admin_sdk(api, daemon, b
     shot(browser, "user")
     # Disable, then delete after the confirmation step.
     browser.find_element(By.CSS_SELECTOR, '[data-action="disable-user"]').click()
-    WebDriverWait(browser, 10).until(lambda d: d.find_element(By.CSS_SELECTOR, '[data-testid="disabled"]').text == "yes")
+    wait_for(browser, lambda d: d.find_element(By.CSS_SELECTOR, '[data-testid="disabled"]').text == "yes")
     assert auth.get_user(uid, app=app).disabled is True
     browser.find_element(By.CSS_SELECTOR, '[data-action="delete-user"]').click()
-    WebDriverWait(browser, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, '[data-action="confirm"]'))
+    wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, '[data-action="confirm"]'))
     browser.find_element(By.CSS_SELECTOR, '[data-action="confirm"]').click()
-    WebDriverWait(browser, 10).until(lambda d: "/users?" in d.current_url)
+    wait_for(browser, lambda d: "/users?" in d.current_url)
     assert api.v1(f"projects/{PROJECT}/accounts:lookup", {"localId": [uid]}, admin=True).json().get("users") is None
 
 
@@ -61,8 +67,7 @@ def test_an_mfa_code_appears_on_an_open_messages_page(api, daemon, browser):
                                 "phoneSignInInfo": {"phoneNumber": "+15555550177"}}).raise_for_status()
     sent = requests.get(f"{api.base}/emulator/v1/projects/{PROJECT}/smsMessages",
                         params={"purpose": "MFA_SIGN_IN"}).json()["smsMessages"][-1]["code"]
-    WebDriverWait(browser, 5, poll_frequency=0.05).until(
-        lambda d: len(d.find_elements(By.CSS_SELECTOR, '[data-testid="sms-code"]')) == before + 1)
+    wait_for(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, '[data-testid="sms-code"]')) == before + 1, 5)
     assert time.monotonic() - opened < 5
     assert browser.find_elements(By.CSS_SELECTOR, '[data-testid="sms-code"]')[0].text == sent
     shot(browser, "messages")
@@ -91,7 +96,7 @@ def test_clicking_an_email_verification_link_verifies_the_user(api, daemon, brow
     browser.get(f"{daemon.base}{UI}/users/{user['localId']}")
     link = browser.find_element(By.CSS_SELECTOR, '[data-testid="oob-link"]').get_attribute("href")
     browser.get(link)
-    WebDriverWait(browser, 10).until(lambda d: "successfully verified" in d.page_source)
+    wait_for(browser, lambda d: "successfully verified" in d.page_source)
     assert auth.get_user(user["localId"], app=app).email_verified is True
 
 
@@ -114,15 +119,57 @@ def test_off_loopback_the_inspector_asks_for_the_admin_token(tmp_path, browser):
     exposed = Daemon(tmp_path, extra=["--host", "0.0.0.0"]).start()
     try:
         browser.get(f"{exposed.base}{UI}/users")
-        WebDriverWait(browser, 10).until(lambda d: "/emulator/ui/login" in d.current_url)
+        wait_for(browser, lambda d: "/emulator/ui/login" in d.current_url)
         shot(browser, "login")
         browser.find_element(By.ID, "token").send_keys("wrong")
         browser.find_element(By.CSS_SELECTOR, '[data-action="login"]').click()
-        WebDriverWait(browser, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, '[data-testid="error"]'))
+        wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, '[data-testid="error"]'))
         assert browser.find_element(By.CSS_SELECTOR, '[data-testid="error"]').text == "That is not the admin token."
         browser.find_element(By.ID, "token").send_keys("owner")
         browser.find_element(By.CSS_SELECTOR, '[data-action="login"]').click()
-        WebDriverWait(browser, 10).until(lambda d: d.current_url.endswith(f"{UI}/users"))
+        wait_for(browser, lambda d: d.current_url.endswith(f"{UI}/users"))
         assert browser.find_element(By.TAG_NAME, "h1").text == "Users"
     finally:
         exposed.stop()
+
+
+def test_test_phone_numbers_edited_in_the_page_work_over_rest(api, daemon, browser):
+    browser.get(f"{daemon.base}{UI}/config")
+    numbers = browser.find_element(By.ID, "test-numbers")
+    numbers.clear()
+    numbers.send_keys("+15555550199 246810")
+    browser.find_element(By.CSS_SELECTOR, '[data-action="save-test-numbers"]').click()
+    wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, '[data-testid="notice"]'))
+    try:
+        session = api.v1("accounts:sendVerificationCode", {"phoneNumber": "+15555550199"}).json()["sessionInfo"]
+        signed_in = api.v1("accounts:signInWithPhoneNumber", {"sessionInfo": session, "code": "246810"})
+        assert signed_in.status_code == 200, signed_in.text
+        shot(browser, "config")
+    finally:
+        api.admin("PATCH", f"v2/projects/{PROJECT}/config", {"signIn": {"phoneNumber": {"testPhoneNumbers": {}}}},
+                  params={"updateMask": "signIn.phoneNumber.testPhoneNumbers"})
+
+
+def test_a_totp_factor_added_in_the_page_scans_to_its_uri(api, daemon, browser, tmp_path):
+    import shutil
+    import subprocess
+
+    user = api.v1(f"projects/{PROJECT}/accounts", {"email": "scan@example.com", "emailVerified": True}, admin=True)
+    browser.get(f"{daemon.base}{UI}/users/{user.json()['localId']}")
+    browser.find_element(By.CSS_SELECTOR, "section details summary").click()
+    browser.find_element(By.ID, "factor-totp-name").send_keys("Phone app")
+    browser.find_element(By.CSS_SELECTOR, '[data-action="add-totp-factor"]').click()
+    wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, '[data-testid="totp-qr"]'))
+    secret = browser.find_element(By.CSS_SELECTOR, '[data-testid="totp-secret"]').text
+    uri = browser.find_element(By.CSS_SELECTOR, '[data-testid="totp-uri"]').text
+    assert uri == (f"otpauth://totp/{PROJECT}:scan@example.com?secret={secret}&issuer={PROJECT}"
+                   "&algorithm=SHA1&digits=6&period=30")
+    assert browser.find_element(By.CSS_SELECTOR, '[data-testid="totp-code"]').text in {
+        totp(secret), totp(secret, time.time() - 30)}
+    image = tmp_path / "qr.png"
+    browser.find_element(By.CSS_SELECTOR, '[data-testid="totp-qr"]').screenshot(str(image))
+    shot(browser, "totp-added")
+    scanner = shutil.which("zbarimg")
+    assert scanner, "zbar-tools is installed by scripts/setup-deps --test"
+    scanned = subprocess.run([scanner, "--raw", "-q", str(image)], capture_output=True, text=True, timeout=30)
+    assert scanned.stdout.strip() == uri

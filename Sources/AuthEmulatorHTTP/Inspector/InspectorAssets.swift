@@ -30,6 +30,7 @@ enum InspectorAssets {
         dl.grid dt { color: var(--muted); } dl.grid dd { margin: 0; overflow-wrap: anywhere; }
         .actions { display: flex; flex-wrap: wrap; gap: .5rem; margin-top: .8rem; align-items: center; }
         form.stack { display: grid; gap: .3rem; max-width: 28rem; }
+        form.stack.wide { max-width: 48rem; }
         form.stack label.check { display: flex; gap: .4rem; align-items: center; }
         .row { display: flex; gap: .4rem; } .row input { flex: 1; min-width: 0; }
         form.search { margin-bottom: 1rem; max-width: 36rem; }
@@ -43,7 +44,9 @@ enum InspectorAssets {
         .error { padding: .5rem .8rem; border-left: 4px solid var(--danger); background: var(--card); color: var(--danger); }
         .hint { color: var(--muted); }
         .totp output { font-family: ui-monospace, monospace; font-weight: 700; }
-        .copy { padding: .05rem .4rem; font-size: .85em; }
+        .copy, button.small { padding: .05rem .4rem; font-size: .85em; }
+        form.inline { display: inline; }
+        img.qr { display: block; background: #fff; padding: 4px; margin: .5rem 0; max-width: 100%; height: auto; }
         ul.factors { padding-left: 1.1rem; }
         @media (max-width: 40rem) { main { padding: .6rem; }
           form.filters { display: grid; grid-template-columns: max-content 1fr; } th, td { padding: .3rem; } dl.grid { grid-template-columns: 1fr; }

@@ -37,43 +37,45 @@ extension RouteTable {
         Scope(projectId: context.parameters.get("project") ?? "", tenantId: context.parameters.get("tenant"))
     }
 
+    /// One line a route: the page (GET) or the action (POST, with its form) of a scope.
     private func registerInspectorScope(_ base: String, _ pages: InspectorPages) {
-        router.get(RouterPath(base + "/users")) { request, context in
-            try await pages.guarded(request) { try await pages.users(request, Self.inspectorScope(context)) }
-        }
-        router.post(RouterPath(base + "/users")) { request, context in
-            try await pages.changing(request) { form in
-                try await pages.createUser(request, Self.inspectorScope(context), form)
+        typealias Show = @Sendable (InspectorPages, Request, Scope, Context) async throws -> Response
+        typealias Act = @Sendable (InspectorPages, Request, Scope, Context, [String: String]) async throws -> Response
+        func show(_ path: String, _ handler: @escaping Show) {
+            router.get(RouterPath(base + path)) { request, context in
+                try await pages.guarded(request) {
+                    try await handler(pages, request, Self.inspectorScope(context), context)
+                }
             }
         }
-        router.post(RouterPath(base + "/users/clear")) { request, context in
-            try await pages.changing(request) { form in
-                try await pages.clearUsers(request, Self.inspectorScope(context), form)
+        func act(_ path: String, _ handler: @escaping Act) {
+            router.post(RouterPath(base + path)) { request, context in
+                try await pages.changing(request) { form in
+                    try await handler(pages, request, Self.inspectorScope(context), context, form)
+                }
             }
         }
-        router.get(RouterPath(base + "/users/{localId}")) { request, context in
-            try await pages.guarded(request) {
-                try await pages.user(
-                    request, Self.inspectorScope(context), localId: context.parameters.get("localId") ?? "")
-            }
+        show("/users") { pages, request, scope, _ in try await pages.users(request, scope) }
+        act("/users") { pages, request, scope, _, form in try await pages.createUser(request, scope, form) }
+        act("/users/clear") { pages, request, scope, _, form in try await pages.clearUsers(request, scope, form) }
+        show("/users/{localId}") { pages, request, scope, context in
+            try await pages.user(request, scope, localId: context.parameters.get("localId") ?? "")
         }
-        router.post(RouterPath(base + "/users/{localId}/{action}")) { request, context in
-            try await pages.changing(request) { form in
-                try await pages.userAction(
-                    request, Self.inspectorScope(context), localId: context.parameters.get("localId") ?? "",
-                    action: context.parameters.get("action") ?? "", form: form)
-            }
+        act("/users/{localId}/{action}") { pages, request, scope, context, form in
+            try await pages.userAction(
+                request, scope, localId: context.parameters.get("localId") ?? "",
+                action: context.parameters.get("action") ?? "", form: form)
         }
-        router.get(RouterPath(base + "/messages")) { request, context in
-            try await pages.guarded(request) { try await pages.messages(request, Self.inspectorScope(context)) }
+        show("/config") { pages, request, scope, _ in try await pages.config(request, scope) }
+        act("/config") { pages, request, scope, _, form in try await pages.saveConfigSection(request, scope, form) }
+        act("/config/test-phone-numbers") { pages, request, scope, _, form in
+            try await pages.saveTestPhoneNumbers(request, scope, form)
         }
-        router.post(RouterPath(base + "/messages/clear")) { request, context in
-            try await pages.changing(request) { _ in
-                try await pages.emulator.clearSmsMessages(Self.inspectorScope(context))
-                return InspectorPages.redirect(
-                    "\(InspectorViews.scopePath(Self.inspectorScope(context)))/messages",
-                    notice: "The SMS outbox is empty.")
-            }
+        show("/messages") { pages, request, scope, _ in try await pages.messages(request, scope) }
+        act("/messages/clear") { pages, _, scope, _, _ in
+            try await pages.emulator.clearSmsMessages(scope)
+            return InspectorPages.redirect(
+                "\(InspectorViews.scopePath(scope))/messages", notice: "The SMS outbox is empty.")
         }
     }
 }

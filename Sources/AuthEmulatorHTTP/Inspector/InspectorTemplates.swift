@@ -5,6 +5,7 @@ enum InspectorTemplates {
     static let all: [String: String] = [
         "layout": layout, "overview": overview, "users": users, "user": user, "messages": messages,
         "login": login, "confirm": confirm, "problem": problem, "smsTable": smsTable, "oobTable": oobTable,
+        "config": config, "totpAdded": totpAdded,
     ]
 
     static let layout = #"""
@@ -26,6 +27,7 @@ enum InspectorTemplates {
         <span class="scope" data-testid="scope">{{scopeLabel}}</span>
         <a href="{{scopePath}}/users">Users</a>
         <a href="{{scopePath}}/messages">Messages</a>
+        <a href="{{scopePath}}/config">Settings</a>
         </nav>
         {{/scopePath}}
         </header>
@@ -160,10 +162,33 @@ enum InspectorTemplates {
         {{#totp}}<span class="totp">code <output data-testid="totp-code" data-local-id="{{localId}}" data-enrollment="{{mfaEnrollmentId}}">{{code}}</output>
         · <output data-testid="totp-seconds">{{seconds}}</output> s left</span>{{/totp}}
         {{#passkey}}<span class="mono">{{credentialId}}</span>{{/passkey}}
+        {{^passkey}}
+        <form method="post" action="{{userPath}}/remove-factor" class="inline">
+        <input type="hidden" name="_csrf" value="{{csrf}}">
+        <input type="hidden" name="mfaEnrollmentId" value="{{mfaEnrollmentId}}">
+        <button type="submit" class="small" data-action="remove-factor">Remove</button>
+        </form>
+        {{/passkey}}
         </li>
         {{/factors}}
         </ul>
         {{^factors}}<p>None.</p>{{/factors}}
+        <details>
+        <summary>Add a second factor</summary>
+        <div class="actions">
+        <form method="post" action="{{userPath}}/add-sms" class="stack">
+        <input type="hidden" name="_csrf" value="{{csrf}}">
+        <label for="factor-phone">Phone number (E.164)</label><input id="factor-phone" name="phoneNumber" required>
+        <label for="factor-sms-name">Name</label><input id="factor-sms-name" name="displayName">
+        <button type="submit" data-action="add-sms-factor">Add an SMS factor</button>
+        </form>
+        <form method="post" action="{{userPath}}/add-totp" class="stack">
+        <input type="hidden" name="_csrf" value="{{csrf}}">
+        <label for="factor-totp-name">Name</label><input id="factor-totp-name" name="displayName">
+        <button type="submit" data-action="add-totp-factor">Add a TOTP factor</button>
+        </form>
+        </div>
+        </details>
         </section>
         <section class="card">
         <h2>SMS messages</h2>
@@ -274,6 +299,53 @@ enum InspectorTemplates {
         {{<layout}}{{$content}}
         <h1>{{heading}}</h1>
         <p><a href="/emulator/ui/">Back to the projects</a></p>
+        {{/content}}{{/layout}}
+        """#
+
+    static let config = #"""
+        {{<layout}}{{$content}}
+        <h1>Settings</h1>
+        <p class="hint">Saved through the config API (the same validation and errors as <code>PATCH …/config</code>).</p>
+        <section class="card" id="test-phone-numbers">
+        <h2>Test phone numbers</h2>
+        {{#numbersError}}<p class="error" role="alert" data-testid="config-error">{{numbersError}}</p>{{/numbersError}}
+        <form method="post" action="{{scopePath}}/config/test-phone-numbers" class="stack">
+        <input type="hidden" name="_csrf" value="{{csrf}}">
+        <label for="test-numbers">One per line: the number (E.164), a space, its fixed code</label>
+        <textarea id="test-numbers" name="numbers" rows="4" spellcheck="false">{{testNumbers}}</textarea>
+        <button type="submit" data-action="save-test-numbers">Save test phone numbers</button>
+        </form>
+        </section>
+        {{#sections}}
+        <section class="card" id="{{key}}">
+        <h2>{{title}}</h2>
+        {{#error}}<p class="error" role="alert" data-testid="config-error">{{error}}</p>{{/error}}
+        <form method="post" action="{{scopePath}}/config" class="stack wide">
+        <input type="hidden" name="_csrf" value="{{csrf}}">
+        <input type="hidden" name="section" value="{{key}}">
+        <label for="section-{{key}}"><code>{{key}}</code> as JSON</label>
+        <textarea id="section-{{key}}" name="value" rows="{{rows}}" spellcheck="false" class="mono">{{text}}</textarea>
+        <button type="submit" data-action="save-config">Save</button>
+        </form>
+        </section>
+        {{/sections}}
+        {{/content}}{{/layout}}
+        """#
+
+    static let totpAdded = #"""
+        {{<layout}}{{$content}}
+        <h1>TOTP factor added</h1>
+        <section class="card">
+        <p>Scan the code with an authenticator app, or enter the secret. The secret is shown here once.</p>
+        <img data-testid="totp-qr" class="qr" src="{{qr}}" width="240" height="240" alt="QR code of {{uri}}">
+        <dl class="grid">
+        <dt>Secret</dt><dd><code data-testid="totp-secret">{{secret}}</code> <button type="button" class="copy" data-copy="{{secret}}">Copy</button></dd>
+        <dt>URI</dt><dd><code data-testid="totp-uri">{{uri}}</code> <button type="button" class="copy" data-copy="{{uri}}">Copy</button></dd>
+        <dt>Code now</dt><dd><output data-testid="totp-code" data-local-id="{{localId}}" data-enrollment="{{mfaEnrollmentId}}">{{code}}</output>
+        · <output data-testid="totp-seconds">{{seconds}}</output> s left</dd>
+        </dl>
+        <p><a href="{{userPath}}">Back to the user</a></p>
+        </section>
         {{/content}}{{/layout}}
         """#
 }

@@ -131,6 +131,9 @@ extension InspectorPages {
     {
         let caller = Caller(scope: scope, isAdmin: true)
         let userPath = "\(InspectorViews.scopePath(scope))/users/\(InspectorViews.escapePath(localId))"
+        if let response = try await factorAction(request, scope, localId: localId, action: action, form: form) {
+            return response
+        }
         var update: [String: JSONValue] = ["localId": .string(localId)]
         let notice: String
         switch action {
@@ -169,5 +172,42 @@ extension InspectorPages {
         values["verb"] = verb
         values["back"] = back
         return page("confirm", values, request: request)
+    }
+
+    /// add-sms, add-totp (then the secret, its URI and QR code, shown once) and remove-factor;
+    /// nil for other actions.
+    func factorAction(_ request: Request, _ scope: Scope, localId: String, action: String, form: [String: String])
+        async throws -> Response?
+    {
+        let userPath = "\(InspectorViews.scopePath(scope))/users/\(InspectorViews.escapePath(localId))"
+        switch action {
+        case "add-sms":
+            _ = try await emulator.addSecondFactor(
+                scope, localId: localId, phoneNumber: form["phoneNumber"] ?? "", displayName: form["displayName"])
+            return Self.redirect(userPath, notice: "SMS factor added.")
+        case "remove-factor":
+            try await emulator.removeSecondFactor(scope, localId: localId, enrollmentId: form["mfaEnrollmentId"] ?? "")
+            return Self.redirect(userPath, notice: "Factor removed.")
+        case "add-totp":
+            let enrollment = try await emulator.addSecondFactor(
+                scope, localId: localId, phoneNumber: nil, displayName: form["displayName"])
+            let user = try await emulator.inspectorUser(scope, localId: localId)
+            let secret = enrollment.totpSecret ?? ""
+            let uri = Emulator.totpURI(secret: secret, account: user?.email ?? localId, issuer: scope.projectId)
+            let current = try await emulator.currentTotpCode(
+                scope, localId: localId, enrollmentId: enrollment.mfaEnrollmentId)
+            var values = Self.base(scope, title: "TOTP factor added")
+            values["userPath"] = userPath
+            values["localId"] = localId
+            values["mfaEnrollmentId"] = enrollment.mfaEnrollmentId
+            values["secret"] = secret
+            values["uri"] = uri
+            values["qr"] = QRCodeImage.dataURI(uri) ?? ""
+            values["code"] = current["code"]?.stringValue ?? ""
+            values["seconds"] = Int(current["validForSeconds"]?.doubleValue ?? 0)
+            return page("totpAdded", values, request: request)
+        default:
+            return nil
+        }
     }
 }
