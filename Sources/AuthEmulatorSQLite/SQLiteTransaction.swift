@@ -139,12 +139,13 @@ struct SQLiteTransaction: StoreTransaction {
         try db.cachedStatement(
             sql: """
                 INSERT OR REPLACE INTO users
-                    (project_id, tenant_id, local_id, email, phone_number, data, last_login_at, last_refresh_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    (project_id, tenant_id, local_id, email, phone_number, data, last_login_at, last_refresh_at,
+                     display_name)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """
         ).execute(arguments: [
             scope.projectId, tenant, user.localId, user.email?.lowercased(), user.phoneNumber, data,
-            user.lastLoginAt, user.lastRefreshAt,
+            user.lastLoginAt, user.lastRefreshAt, user.displayName?.lowercased(),
         ])
         // `storedValue` round-trips: these bytes decode to exactly `user`. (A rolled-back
         // transaction leaves an entry whose bytes match no stored row: it is never hit.)

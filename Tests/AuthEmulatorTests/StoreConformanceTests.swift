@@ -237,7 +237,7 @@ struct StoreConformanceTests {
         }
     }
 
-    @Test("inspector reads: project ids of every table; users by uid, email or phone prefix, in uid order, paged")
+    @Test("inspector reads: project ids of every table; users by uid, email, phone or display-name prefix, by uid, paged")
     func inspectorReads() async throws {
         for (name, store) in try Self.stores() {
             let scope = Scope(projectId: "p")
@@ -251,6 +251,9 @@ struct StoreConformanceTests {
                     user.phoneNumber = phone
                     try tx.save(scope, user)
                 }
+                var named = UserRecord(localId: "d1")
+                named.displayName = "Zelda Smith"
+                try tx.save(scope, named)
                 try tx.save(Scope(projectId: "q", tenantId: "t"), UserRecord(localId: "only"))
                 try tx.saveProjectConfig(projectId: "c", .object([:]))
             }
@@ -262,6 +265,8 @@ struct StoreConformanceTests {
             let byPhone = try await store.read { tx in try tx.searchUsers(scope, prefix: "+1555", after: "u1", limit: 1)
             }
             #expect(byPhone.map(\.localId) == ["u3"], "\(name)")
+            let byName = try await store.read { tx in try tx.searchUsers(scope, prefix: "zEL", after: nil, limit: 10) }
+            #expect(byName.map(\.localId) == ["d1"], "\(name)")
         }
     }
 

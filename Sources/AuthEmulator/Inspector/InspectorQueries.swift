@@ -25,7 +25,7 @@ public struct UserPage: Sendable {
 public protocol InspectorRepository {
     /// Project ids with users, a stored config, tenants or SMS, in order.
     func projectIds() throws -> [String]
-    /// Users whose uid, email or phone number starts with `prefix`, by uid, after `after`.
+    /// Users whose uid, email, phone number or display name starts with `prefix`, by uid, after `after`.
     func searchUsers(_ scope: Scope, prefix: String, after: String?, limit: Int) throws -> [UserRecord]
 }
 
@@ -60,7 +60,7 @@ extension Emulator {
         }
     }
 
-    /// A page of users in uid order; with `query`, those whose uid, email or phone starts with it.
+    /// A page of users in uid order; with `query`, those whose uid, email, phone or display name starts with it.
     public func inspectorUsers(_ scope: Scope, query: String?, after: String?, limit: Int = inspectorPageSize)
         async throws -> UserPage
     {

@@ -69,7 +69,7 @@ enum InspectorTemplates {
         {{<layout}}{{$content}}
         <h1>Users</h1>
         <form method="get" role="search" class="search">
-        <label for="q">Search by uid, email or phone number (prefix)</label>
+        <label for="q">Search by uid, email, phone number or display name (prefix)</label>
         <div class="row"><input id="q" name="q" type="search" value="{{query}}"><button type="submit">Search</button></div>
         </form>
         <div class="table-wrap">
@@ -89,7 +89,7 @@ enum InspectorTemplates {
         <td>{{#disabled}}yes{{/disabled}}</td>
         </tr>
         {{/users}}
-        {{^users}}<tr><td colspan="9">No users{{#query}} whose uid, email or phone starts with “{{query}}”{{/query}}.</td></tr>{{/users}}
+        {{^users}}<tr><td colspan="9">No users{{#query}} whose uid, email, phone or display name starts with “{{query}}”{{/query}}.</td></tr>{{/users}}
         </tbody>
         </table>
         </div>
