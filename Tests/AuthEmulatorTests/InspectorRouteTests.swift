@@ -192,3 +192,46 @@ struct InspectorSettingsTests {
         }
     }
 }
+
+/// The inspector's tools page.
+@Suite("inspector tools")
+struct InspectorToolTests {
+    static let base = "/emulator/ui/projects/example"
+
+    @Test("mint a credential, download the users, upload them into a new tenant")
+    func tools() async throws {
+        try await Harness().run { client in
+            _ = try await client.signUp("export@example.com")
+            let (headers, token) = try await InspectorSettingsTests.session(client, "\(Self.base)/tools")
+            let minted = try await client.call(
+                .post, "\(Self.base)/tools/credential", "_csrf=\(token)&kind=RECAPTCHA_ENTERPRISE&valid=true",
+                key: false,
+                headers: headers)
+            #expect(minted.status == 200)
+            #expect(
+                InspectorRouteTests.html(minted).contains(
+                    #"data-testid="app-credential">authemu-recaptcha_enterprise-"#))
+            let exported = try await client.call(.get, "\(Self.base)/tools/export", key: false)
+            #expect(exported.headers[.contentDisposition] == #"attachment; filename="accounts.json""#)
+            let users = exported["users"]?.arrayValue ?? []
+            #expect(users.map { $0["email"] } == ["export@example.com"])
+            let tenant = try await client.call(
+                .post, "\(Self.base)/tools/tenant", "_csrf=\(token)&displayName=Imported", key: false, headers: headers)
+            #expect(tenant.status == 303)
+            let tenantUsers = tenant.headers[.location]?.components(separatedBy: "?").first ?? ""
+            #expect(tenantUsers.hasPrefix("\(Self.base)/tenants/") && tenantUsers.hasSuffix("/users"))
+            let tenantBase = String(tenantUsers.dropLast("/users".count))
+            let body = JSONValue.object(["users": .array(users)]).jsonString()
+            let encoded = body.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+            let imported = try await client.call(
+                .post, "\(tenantBase)/tools/import", "_csrf=\(token)&accounts=\(encoded)", key: false, headers: headers)
+            #expect(imported.status == 303)
+            #expect(imported.headers[.location]?.contains("Imported%201%20user") == true)
+            let page = InspectorRouteTests.html(try await client.call(.get, tenantUsers, key: false))
+            #expect(page.contains("export@example.com"))
+            let garbage = try await client.call(
+                .post, "\(tenantBase)/tools/import", "_csrf=\(token)&accounts=%7Bnope", key: false, headers: headers)
+            #expect(garbage.status == 400)
+        }
+    }
+}

@@ -72,3 +72,35 @@ extension Emulator {
         return imported
     }
 }
+
+/// One scope's users as an `accounts.json` (firebase-tools' `auth_export` file), and its import:
+/// for the inspector's download and upload.
+extension Emulator {
+    public func exportAccounts(_ scope: Scope) async throws -> JSONValue {
+        let users = try await store.read { tx in try tx.listUsers(scope, after: nil, limit: nil, descending: false) }
+        return .object(["kind": "identitytoolkit#DownloadAccountResponse", "users": .array(users.map(\.exportValue))])
+    }
+
+    /// Imports `{"users": […]}` 1,000 at a time (users with the same uid are replaced); returns how
+    /// many were stored and the refusals (`{index, message}` over the whole list).
+    public func importAccounts(_ scope: Scope, _ accounts: JSONValue) async throws -> (
+        imported: Int, refused: [JSONValue]
+    ) {
+        guard let users = accounts["users"]?.arrayValue else {
+            throw AuthError("INVALID_ARGUMENT", "an accounts.json holds {\"users\": [...]}")
+        }
+        var refused: [JSONValue] = []
+        for start in stride(from: 0, to: users.count, by: 1000) {
+            let chunk = Array(users[start..<min(users.count, start + 1000)])
+            let request = BatchCreateRequest(
+                users: try chunk.map { try LenientDecoder.decode(BatchCreateRequest.ImportedUser.self, from: $0) },
+                allowOverwrite: true)
+            let result = try await batchCreate(request, caller: Caller(scope: scope, isAdmin: true))
+            for error in result["error"]?.arrayValue ?? [] {
+                let index = (error["index"]?.doubleValue).map { Int($0) + start } ?? start
+                refused.append(error.setting(["index"], to: .number(Double(index))))
+            }
+        }
+        return (users.count - refused.count, refused)
+    }
+}

@@ -159,6 +159,16 @@ enum InspectorAssets {
             })();
           }
 
+          // Import: the chosen file's text goes into the form's field (the POST stays urlencoded).
+          var importFile = document.getElementById('import-file');
+          if (importFile) {
+            importFile.addEventListener('change', function () {
+              var file = importFile.files[0];
+              if (!file) return;
+              file.text().then(function (text) { document.getElementById('import-text').value = text; });
+            });
+          }
+
           // TOTP factors: the daemon's current code (its clock may have been moved) and the seconds left.
           var totps = document.querySelectorAll('output[data-testid="totp-code"]');
           if (totps.length && api) {

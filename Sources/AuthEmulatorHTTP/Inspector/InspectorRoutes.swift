@@ -71,6 +71,13 @@ extension RouteTable {
         act("/config/test-phone-numbers") { pages, request, scope, _, form in
             try await pages.saveTestPhoneNumbers(request, scope, form)
         }
+        show("/tools") { pages, request, scope, _ in pages.tools(request, scope) }
+        show("/tools/export") { pages, _, scope, _ in try await pages.export(scope) }
+        act("/tools/credential") { pages, request, scope, _, form in
+            try await pages.mintCredential(request, scope, form)
+        }
+        act("/tools/import") { pages, request, scope, _, form in try await pages.importAccounts(request, scope, form) }
+        act("/tools/tenant") { pages, request, scope, _, form in try await pages.createTenant(request, scope, form) }
         show("/messages") { pages, request, scope, _ in try await pages.messages(request, scope) }
         act("/messages/clear") { pages, _, scope, _, _ in
             try await pages.emulator.clearSmsMessages(scope)

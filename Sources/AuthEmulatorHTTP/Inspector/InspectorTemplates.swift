@@ -5,7 +5,7 @@ enum InspectorTemplates {
     static let all: [String: String] = [
         "layout": layout, "overview": overview, "users": users, "user": user, "messages": messages,
         "login": login, "confirm": confirm, "problem": problem, "smsTable": smsTable, "oobTable": oobTable,
-        "config": config, "totpAdded": totpAdded,
+        "config": config, "totpAdded": totpAdded, "tools": tools,
     ]
 
     static let layout = #"""
@@ -28,6 +28,7 @@ enum InspectorTemplates {
         <a href="{{scopePath}}/users">Users</a>
         <a href="{{scopePath}}/messages">Messages</a>
         <a href="{{scopePath}}/config">Settings</a>
+        <a href="{{scopePath}}/tools">Tools</a>
         </nav>
         {{/scopePath}}
         </header>
@@ -346,6 +347,48 @@ enum InspectorTemplates {
         </dl>
         <p><a href="{{userPath}}">Back to the user</a></p>
         </section>
+        {{/content}}{{/layout}}
+        """#
+
+    static let tools = #"""
+        {{<layout}}{{$content}}
+        <h1>Tools</h1>
+        <section class="card">
+        <h2>App-verification credential</h2>
+        <p>A token the SMS endpoints take while <code>emulatorSettings.appVerification</code> is <code>enforce</code>.</p>
+        {{#credential}}
+        <p>Token <code data-testid="app-credential">{{token}}</code> <button type="button" class="copy" data-copy="{{token}}">Copy</button>
+        ({{kind}}, {{#valid}}accepted{{/valid}}{{^valid}}refused when used{{/valid}})</p>
+        {{/credential}}
+        <form method="post" action="{{scopePath}}/tools/credential" class="stack">
+        <input type="hidden" name="_csrf" value="{{csrf}}">
+        <label for="credential-kind">Kind</label>
+        <select id="credential-kind" name="kind">{{#kinds}}<option value="{{.}}">{{.}}</option>{{/kinds}}</select>
+        <label class="check"><input type="checkbox" name="valid" value="true" checked> Valid (untick for one that fails)</label>
+        <button type="submit" data-action="mint-credential">Mint a credential</button>
+        </form>
+        </section>
+        <section class="card">
+        <h2>Export and import</h2>
+        <p><a href="{{scopePath}}/tools/export" download data-action="export">Download the users (accounts.json)</a>,
+        in firebase-tools' export format (hashes, salts and TOTP secrets included).</p>
+        <form method="post" action="{{scopePath}}/tools/import" class="stack wide">
+        <input type="hidden" name="_csrf" value="{{csrf}}">
+        <label for="import-file">An accounts.json file</label><input id="import-file" type="file" accept=".json,application/json">
+        <label for="import-text">…or its JSON</label><textarea id="import-text" name="accounts" rows="6" class="mono" spellcheck="false"></textarea>
+        <button type="submit" data-action="import">Import (users with the same uid are replaced)</button>
+        </form>
+        </section>
+        {{#isProject}}
+        <section class="card">
+        <h2>Create a tenant</h2>
+        <form method="post" action="{{scopePath}}/tools/tenant" class="stack">
+        <input type="hidden" name="_csrf" value="{{csrf}}">
+        <label for="tenant-name">Display name</label><input id="tenant-name" name="displayName" required>
+        <button type="submit" data-action="create-tenant">Create the tenant</button>
+        </form>
+        </section>
+        {{/isProject}}
         {{/content}}{{/layout}}
         """#
 }
