@@ -235,3 +235,39 @@ struct InspectorToolTests {
         }
     }
 }
+
+/// Editing a user in the inspector.
+@Suite("inspector user edit")
+struct InspectorEditTests {
+    @Test("edit changes only what changed, an emptied name is deleted, and a refusal shows on the page")
+    func edit() async throws {
+        try await Harness().run { client in
+            let user = try await client.v1(
+                "accounts:signUp", ["email": "edit@example.com", "password": "secret123", "displayName": "Old"])
+            let other = try await client.signUp("taken@example.com")
+            #expect(other.status == 200)
+            let path = "/emulator/ui/projects/example/users/\(user.string("localId"))"
+            let (headers, token) = try await InspectorSettingsTests.session(client, path)
+            let saved = try await client.call(
+                .post, "\(path)/edit",
+                "_csrf=\(token)&email=edit%40example.com&displayName=&phoneNumber=%2B15555550142&emailVerified=true&customClaims=%7B%22tier%22%3A1%7D",
+                key: false, headers: headers)
+            #expect(saved.status == 303)
+            let lookup = try await client.v1("accounts:lookup", ["localId": .array([user["localId"]!])], admin: true)
+            let record = lookup["users"]?.arrayValue?.first
+            #expect(record?["displayName"] == nil)
+            #expect(record?["phoneNumber"] == "+15555550142")
+            #expect(record?["emailVerified"] == true)
+            #expect(record?["customAttributes"] == #"{"tier":1}"#)
+            let signIn = try await client.v1(
+                "accounts:signInWithPassword", ["email": "edit@example.com", "password": "secret123"])
+            #expect(signIn.status == 200)
+            let refused = try await client.call(
+                .post, "\(path)/edit", "_csrf=\(token)&email=taken%40example.com&phoneNumber=%2B15555550142",
+                key: false,
+                headers: headers)
+            #expect(refused.status == 400)
+            #expect(InspectorRouteTests.html(refused).contains(#"data-testid="edit-error">EMAIL_EXISTS"#))
+        }
+    }
+}

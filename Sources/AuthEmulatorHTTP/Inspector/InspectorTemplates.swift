@@ -132,6 +132,21 @@ enum InspectorTemplates {
         <dt>Last sign-in</dt><dd>{{#lastSignIn}}<time datetime="{{iso}}" title="{{utc}}">{{utc}}</time>{{/lastSignIn}}</dd>
         <dt>Valid since</dt><dd>{{#validSince}}<time datetime="{{iso}}" title="{{utc}}">{{utc}}</time>{{/validSince}}</dd>
         </dl>
+        <details {{#editError}}open{{/editError}}>
+        <summary>Edit</summary>
+        {{#editError}}<p class="error" role="alert" data-testid="edit-error">{{editError}}</p>{{/editError}}
+        <form method="post" action="{{userPath}}/edit" class="stack">
+        <input type="hidden" name="_csrf" value="{{csrf}}">
+        <label for="edit-email">Email</label><input id="edit-email" name="email" type="email" value="{{email}}">
+        <label for="edit-phone">Phone number (E.164)</label><input id="edit-phone" name="phoneNumber" value="{{phoneNumber}}">
+        <label for="edit-name">Display name</label><input id="edit-name" name="displayName" value="{{displayName}}">
+        <label for="edit-photo">Photo URL</label><input id="edit-photo" name="photoUrl" type="url" value="{{photoUrl}}">
+        <label for="edit-password">New password (empty: unchanged)</label><input id="edit-password" name="password" type="text" autocomplete="off">
+        <label class="check"><input type="checkbox" name="emailVerified" value="true" {{#emailVerified}}checked{{/emailVerified}}> Email verified</label>
+        <label for="edit-claims">Custom claims (JSON object)</label><textarea id="edit-claims" name="customClaims" rows="3" class="mono">{{claims}}</textarea>
+        <button type="submit" data-action="edit-user">Save</button>
+        </form>
+        </details>
         <div class="actions">
         <form method="post" action="{{userPath}}/{{#disabled}}enable{{/disabled}}{{^disabled}}disable{{/disabled}}">
         <input type="hidden" name="_csrf" value="{{csrf}}">

@@ -64,7 +64,7 @@ extension InspectorPages {
         return Self.redirect("\(path)/users", notice: "Every user was deleted.")
     }
 
-    func user(_ request: Request, _ scope: Scope, localId: String) async throws -> Response {
+    func user(_ request: Request, _ scope: Scope, localId: String, editError: String? = nil) async throws -> Response {
         guard let user = try await emulator.inspectorUser(scope, localId: localId) else {
             throw AuthError("USER_NOT_FOUND", "No user \(localId) in \(InspectorViews.scopeLabel(scope)).")
         }
@@ -95,7 +95,8 @@ extension InspectorPages {
         values["oob"] = InspectorViews.oobRows(try await emulator.listOobCodes(scope), email: user.email ?? "")
         values["oobEmail"] = user.email ?? "-"
         values["notice"] = Self.notice(request)
-        return page("user", values, request: request)
+        values["editError"] = editError
+        return page("user", values, request: request, status: editError == nil ? .ok : .badRequest)
     }
 
     private func factors(of user: UserRecord, scope: Scope) async throws -> [[String: Any]] {
@@ -137,6 +138,8 @@ extension InspectorPages {
         var update: [String: JSONValue] = ["localId": .string(localId)]
         let notice: String
         switch action {
+        case "edit":
+            return try await editUser(request, scope, localId: localId, form: form)
         case "disable", "enable":
             update["disableUser"] = .bool(action == "disable")
             notice = action == "disable" ? "The user is disabled." : "The user is enabled."
@@ -209,5 +212,52 @@ extension InspectorPages {
         default:
             return nil
         }
+    }
+
+    /// The Admin SDKs' updateUser: changed fields only; an emptied field is deleted (display name,
+    /// photo, phone), as `deleteAttribute` / `deleteProvider` do. A refusal shows on the page.
+    func editUser(_ request: Request, _ scope: Scope, localId: String, form: [String: String]) async throws
+        -> Response
+    {
+        guard let user = try await emulator.inspectorUser(scope, localId: localId) else { throw AuthError.userNotFound }
+        var update: [String: JSONValue] = ["localId": .string(localId)]
+        var deletes: [JSONValue] = []
+        func field(_ name: String, _ current: String?, delete attribute: String?) {
+            let value = form[name] ?? ""
+            guard value != (current ?? "") else { return }
+            if value.isEmpty, let attribute {
+                deletes.append(.string(attribute))
+            } else if !value.isEmpty {
+                update[name] = .string(value)
+            }
+        }
+        field("email", user.email, delete: nil)
+        field("displayName", user.displayName, delete: "DISPLAY_NAME")
+        field("photoUrl", user.photoUrl, delete: "PHOTO_URL")
+        if let password = form["password"], !password.isEmpty { update["password"] = .string(password) }
+        let phone = form["phoneNumber"] ?? ""
+        if phone != (user.phoneNumber ?? "") {
+            if phone.isEmpty {
+                update["deleteProvider"] = .array(["phone"])
+            } else {
+                update["phoneNumber"] = .string(phone)
+            }
+        }
+        if !deletes.isEmpty { update["deleteAttribute"] = .array(deletes) }
+        let verified = form["emailVerified"] == "true"
+        if verified != (user.emailVerified ?? false) { update["emailVerified"] = .bool(verified) }
+        let claims = (form["customClaims"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        if claims != InspectorViews.claims(user) {
+            update["customAttributes"] = .string(claims.isEmpty ? "{}" : claims)
+        }
+        do {
+            _ = try await emulator.updateAccount(
+                try LenientDecoder.decode(UpdateAccountRequest.self, from: .object(update)),
+                caller: Caller(scope: scope, isAdmin: true))
+        } catch let error as AuthError {
+            return try await self.user(request, scope, localId: localId, editError: error.message)
+        }
+        return Self.redirect(
+            "\(InspectorViews.scopePath(scope))/users/\(InspectorViews.escapePath(localId))", notice: "Saved.")
     }
 }
