@@ -156,7 +156,7 @@ def test_a_totp_factor_added_in_the_page_scans_to_its_uri(api, daemon, browser, 
 
     user = api.v1(f"projects/{PROJECT}/accounts", {"email": "scan@example.com", "emailVerified": True}, admin=True)
     browser.get(f"{daemon.base}{UI}/users/{user.json()['localId']}")
-    browser.find_element(By.CSS_SELECTOR, "section details summary").click()
+    browser.find_element(By.CSS_SELECTOR, "#add-factor summary").click()
     browser.find_element(By.ID, "factor-totp-name").send_keys("Phone app")
     browser.find_element(By.CSS_SELECTOR, '[data-action="add-totp-factor"]').click()
     wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, '[data-testid="totp-qr"]'))

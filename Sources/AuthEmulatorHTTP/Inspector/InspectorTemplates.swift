@@ -132,7 +132,7 @@ enum InspectorTemplates {
         <dt>Last sign-in</dt><dd>{{#lastSignIn}}<time datetime="{{iso}}" title="{{utc}}">{{utc}}</time>{{/lastSignIn}}</dd>
         <dt>Valid since</dt><dd>{{#validSince}}<time datetime="{{iso}}" title="{{utc}}">{{utc}}</time>{{/validSince}}</dd>
         </dl>
-        <details {{#editError}}open{{/editError}}>
+        <details id="edit-user" {{#editError}}open{{/editError}}>
         <summary>Edit</summary>
         {{#editError}}<p class="error" role="alert" data-testid="edit-error">{{editError}}</p>{{/editError}}
         <form method="post" action="{{userPath}}/edit" class="stack">
@@ -189,7 +189,7 @@ enum InspectorTemplates {
         {{/factors}}
         </ul>
         {{^factors}}<p>None.</p>{{/factors}}
-        <details>
+        <details id="add-factor">
         <summary>Add a second factor</summary>
         <div class="actions">
         <form method="post" action="{{userPath}}/add-sms" class="stack">
