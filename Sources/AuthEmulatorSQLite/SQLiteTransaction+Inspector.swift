@@ -20,22 +20,28 @@ extension SQLiteTransaction {
         return ids.sorted()
     }
 
-    /// Ranges of the primary key and the email, phone and display-name indexes (SQLite's OR
-    /// optimisation walks each), then uid order. Email and display name match case-insensitively.
+    /// Each field's own index range (uid: the primary key; email, phone and display name: their
+    /// partial indexes), at most `limit` matches each in uid order, merged. One query with `OR`
+    /// let SQLite walk the whole primary key in uid order looking for matches: 200 ms at a
+    /// million accounts for a search that matched few. Email and display name ignore case.
     func searchUsers(_ scope: Scope, prefix: String, after: String?, limit: Int) throws -> [UserRecord] {
-        let end = prefix + "\u{FFFF}"
-        let email = prefix.lowercased()
-        let sql = """
-            SELECT \(Self.userColumns) FROM users WHERE project_id = ? AND tenant_id = ? AND local_id > ?
-                AND ((local_id >= ? AND local_id < ?) OR (email >= ? AND email < ?)
-                    OR (phone_number >= ? AND phone_number < ?) OR (display_name >= ? AND display_name < ?))
-            ORDER BY local_id LIMIT ?
-            """
-        let lowered = email + "\u{FFFF}"
-        let arguments: StatementArguments = [
-            scope.projectId, tenantKey(scope), after ?? "", prefix, end, email, lowered, prefix, end, email, lowered,
-            limit,
+        let lowered = prefix.lowercased()
+        let ranges: [(column: String, low: String)] = [
+            ("local_id", prefix), ("email", lowered), ("phone_number", prefix), ("display_name", lowered),
         ]
-        return try users(scope, db.cachedStatement(sql: sql), arguments, cached: false)
+        var ids = Set<String>()
+        for range in ranges {
+            // `+local_id`: sorting the few matches beats walking the primary key for them.
+            let order = range.column == "local_id" ? "local_id" : "+local_id"
+            let sql = """
+                SELECT local_id FROM users WHERE project_id = ? AND tenant_id = ? AND \(range.column) >= ?
+                    AND \(range.column) < ? AND local_id > ? ORDER BY \(order) LIMIT ?
+                """
+            let found = try String.fetchAll(
+                cached: db, sql: sql,
+                arguments: [scope.projectId, tenantKey(scope), range.low, range.low + "\u{FFFF}", after ?? "", limit])
+            ids.formUnion(found)
+        }
+        return try ids.sorted().prefix(limit).compactMap { try user(scope, localId: $0) }
     }
 }
