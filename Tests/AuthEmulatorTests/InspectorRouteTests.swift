@@ -22,7 +22,7 @@ struct InspectorRouteTests {
                 "accounts:signUp",
                 ["email": "ada@example.com", "password": "secret123", "displayName": "<img src=x onerror=alert(1)>"])
             #expect(created.status == 200)
-            _ = try await client.signUp("bob@example.com")
+            #expect(try await client.signUp("bob@example.com").status == 200)
             let overview = try await client.call(.get, "/emulator/ui/", key: false)
             #expect(overview.status == 200)
             #expect(overview.headers[.contentType] == "text/html; charset=utf-8")
@@ -201,7 +201,7 @@ struct InspectorToolTests {
     @Test("mint a credential, download the users, upload them into a new tenant")
     func tools() async throws {
         try await Harness().run { client in
-            _ = try await client.signUp("export@example.com")
+            #expect(try await client.signUp("export@example.com").status == 200)
             let (headers, token) = try await InspectorSettingsTests.session(client, "\(Self.base)/tools")
             let minted = try await client.call(
                 .post, "\(Self.base)/tools/credential", "_csrf=\(token)&kind=RECAPTCHA_ENTERPRISE&valid=true",
@@ -268,6 +268,57 @@ struct InspectorEditTests {
                 headers: headers)
             #expect(refused.status == 400)
             #expect(InspectorRouteTests.html(refused).contains(#"data-testid="edit-error">EMAIL_EXISTS"#))
+        }
+    }
+}
+
+/// The inspector's other actions, each through the domain, destructive ones after a confirmation.
+@Suite("inspector actions")
+struct InspectorActionTests {
+    static let base = "/emulator/ui/projects/example"
+
+    @Test("disable, enable, revoke, add an SMS factor, delete and clear (confirmed), clear the outbox")
+    func actions() async throws {
+        let harness = try Harness()
+        try await harness.run { client in
+            let user = try await MfaRouteTests.verifiedUser(client, "acts@example.com")
+            let path = "\(Self.base)/users/\(user.string("localId"))"
+            let (headers, token) = try await InspectorSettingsTests.session(client, path)
+            func post(_ action: String, _ extra: String = "") async throws -> Harness.Reply {
+                try await client.call(.post, action, "_csrf=\(token)\(extra)", key: false, headers: headers)
+            }
+            #expect(try await post("\(path)/disable").status == 303)
+            let disabled = try await client.v1(
+                "accounts:signInWithPassword", ["email": "acts@example.com", "password": "secret123"])
+            #expect(disabled.errorMessage == "USER_DISABLED")
+            #expect(try await post("\(path)/enable").status == 303)
+            harness.clock.advance(by: 1)
+            #expect(try await post("\(path)/revoke").status == 303)
+            let revoked = try await client.v1("accounts:lookup", ["idToken": user["idToken"]!])
+            #expect(revoked.errorMessage == "TOKEN_EXPIRED")
+            #expect(try await post("\(path)/add-sms", "&phoneNumber=%2B15555550143&displayName=Work").status == 303)
+            let lookup = try await client.v1("accounts:lookup", ["localId": .array([user["localId"]!])], admin: true)
+            #expect(lookup["users"]?.arrayValue?.first?["mfaInfo"]?.arrayValue?.first?["phoneInfo"] == "+15555550143")
+            let badPhone = try await post("\(path)/add-sms", "&phoneNumber=12")
+            #expect(badPhone.status == 400)
+            #expect(InspectorRouteTests.html(badPhone).contains("INVALID_MFA_PHONE_NUMBER"))
+            let ask = try await post("\(path)/delete")
+            #expect(ask.status == 200)
+            #expect(InspectorRouteTests.html(ask).contains(#"data-action="confirm""#))
+            #expect(try await post("\(path)/delete", "&confirm=yes").status == 303)
+            #expect(try await client.call(.get, path, key: false).status == 400)
+            #expect(try await client.signUp("left@example.com").status == 200)
+            #expect(InspectorRouteTests.html(try await post("\(Self.base)/users/clear")).contains("Delete every user"))
+            #expect(try await post("\(Self.base)/users/clear", "&confirm=yes").status == 303)
+            let count = try await client.call(
+                .post, "/identitytoolkit.googleapis.com/v1/projects/example/accounts:query",
+                #"{"returnUserInfo":false}"#,
+                admin: true)
+            #expect(count["recordsCount"] == "0")
+            #expect(try await client.v1("accounts:sendVerificationCode", ["phoneNumber": "+15555550144"]).status == 200)
+            #expect(try await post("\(Self.base)/messages/clear").status == 303)
+            let outbox = try await client.call(.get, "/emulator/v1/projects/example/smsMessages", key: false)
+            #expect(outbox["smsMessages"] == .array([]))
         }
     }
 }
