@@ -2,6 +2,7 @@
 import re
 import socket
 
+import pytest
 import requests
 
 from conftest import Daemon, PROJECT
@@ -60,6 +61,16 @@ def test_wildcard_listener_with_an_admin_token_says_so(tmp_path):
     assert "s3cret-admin" not in log
 
 
+def ipv6_loopback():
+    try:
+        with socket.socket(socket.AF_INET6) as probe:
+            probe.bind(("::1", 0))
+        return True
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not ipv6_loopback(), reason="this machine has no ::1")
 def test_default_listens_on_both_loopbacks_and_links_follow_the_host_used(tmp_path):
     daemon = Daemon(tmp_path).start()
     try:
