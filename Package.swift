@@ -23,7 +23,9 @@ let package = Package(
     name: "authemu",
     platforms: [.macOS(.v14)],
     products: [
-        .executable(name: "authemu", targets: ["authemu"])
+        .executable(name: "authemu", targets: ["authemu"]),
+        /// For app test targets (XCUITest) and integration suites: Foundation only.
+        .library(name: "AuthEmulatorTesting", targets: ["AuthEmulatorTesting"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -131,6 +133,8 @@ let package = Package(
             path: "Sources/authemu-bench-floor",
             linkerSettings: releaseLinking
         ),
+        .target(name: "AuthEmulatorTesting"),
+        .testTarget(name: "AuthEmulatorTestingTests", dependencies: ["AuthEmulatorTesting"]),
         .testTarget(
             name: "AuthEmulatorTests",
             dependencies: [
