@@ -105,12 +105,7 @@ struct CORSReflectingMiddleware<Context: RequestContext>: RouterMiddleware {
             }
             return Response(status: .noContent, headers: headers)
         }
-        var response: Response
-        do {
-            response = try await next(request, context)
-        } catch let error as AuthError {
-            response = ErrorEnvelope.response(for: error)
-        }
+        var response = try await next(request, context)
         for field in headers { response.headers[field.name] = field.value }
         return response
     }
