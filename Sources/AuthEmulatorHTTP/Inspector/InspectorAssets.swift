@@ -25,6 +25,7 @@ enum InspectorAssets {
           overflow-wrap: anywhere; }
         th { font-weight: 600; color: var(--muted); white-space: nowrap; }
         .mono, code, pre { font-family: ui-monospace, monospace; }
+        td[data-label="Phone"] { white-space: nowrap; }
         pre { white-space: pre-wrap; overflow-wrap: anywhere; margin: 0; }
         dl.grid { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1rem; margin: 0; }
         dl.grid dt { color: var(--muted); } dl.grid dd { margin: 0; overflow-wrap: anywhere; }
@@ -49,7 +50,12 @@ enum InspectorAssets {
         img.qr { display: block; background: #fff; padding: 4px; margin: .5rem 0; max-width: 100%; height: auto; }
         ul.factors { padding-left: 1.1rem; }
         @media (max-width: 40rem) { main { padding: .6rem; }
-          form.filters { display: grid; grid-template-columns: max-content 1fr; } th, td { padding: .3rem; } dl.grid { grid-template-columns: 1fr; }
+          form.filters { display: grid; grid-template-columns: max-content 1fr; }
+          table.cards thead { display: none; }
+          table.cards tr { display: block; padding: .4rem 0; border-bottom: 1px solid var(--line); }
+          table.cards td { display: grid; grid-template-columns: 7rem 1fr; gap: .5rem; border: 0; padding: .1rem .3rem; }
+          table.cards td::before { content: attr(data-label); color: var(--muted); }
+          table.cards td:empty { display: none; } th, td { padding: .3rem; } dl.grid { grid-template-columns: 1fr; }
           dl.grid dd { margin-bottom: .3rem; } }
         """#
 

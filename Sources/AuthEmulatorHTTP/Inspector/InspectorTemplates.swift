@@ -74,7 +74,7 @@ enum InspectorTemplates {
         <div class="row"><input id="q" name="q" type="search" value="{{query}}"><button type="submit">Search</button></div>
         </form>
         <div class="table-wrap">
-        <table data-testid="users-table">
+        <table data-testid="users-table" class="cards">
         <thead><tr>
         <th scope="col">uid</th><th scope="col">Email</th><th scope="col">Phone</th><th scope="col">Display name</th>
         <th scope="col">Providers</th><th scope="col">Factors</th><th scope="col">Created</th>
@@ -83,11 +83,11 @@ enum InspectorTemplates {
         <tbody>
         {{#users}}
         <tr data-testid="user-row" data-uid="{{localId}}">
-        <td><a href="{{link}}">{{localId}}</a></td><td>{{email}}</td><td>{{phoneNumber}}</td>
-        <td data-testid="display-name">{{displayName}}</td><td>{{providers}}</td><td>{{factors}}</td>
-        <td>{{#created}}<time datetime="{{iso}}" title="{{utc}}">{{utc}}</time>{{/created}}</td>
-        <td>{{#lastSignIn}}<time datetime="{{iso}}" title="{{utc}}">{{utc}}</time>{{/lastSignIn}}</td>
-        <td>{{#disabled}}yes{{/disabled}}</td>
+        <td data-label="uid"><a href="{{link}}">{{localId}}</a></td><td data-label="Email">{{email}}</td><td data-label="Phone">{{phoneNumber}}</td>
+        <td data-label="Display name" data-testid="display-name">{{displayName}}</td><td data-label="Providers">{{providers}}</td><td data-label="Factors">{{factors}}</td>
+        <td data-label="Created">{{#created}}<time datetime="{{iso}}" title="{{utc}}">{{utc}}</time>{{/created}}</td>
+        <td data-label="Last sign-in">{{#lastSignIn}}<time datetime="{{iso}}" title="{{utc}}">{{utc}}</time>{{/lastSignIn}}</td>
+        <td data-label="Disabled">{{#disabled}}yes{{/disabled}}</td>
         </tr>
         {{/users}}
         {{^users}}<tr><td colspan="9">No users{{#query}} whose uid, email, phone or display name starts with “{{query}}”{{/query}}.</td></tr>{{/users}}
