@@ -24,6 +24,9 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "authemu", targets: ["authemu"]),
+        /// `authemu mcp` runs this: a separate binary, so the daemon does not load Foundation's
+        /// networking (libcurl) that the MCP SDK and the helper library bring.
+        .executable(name: "authemu-mcp", targets: ["authemu-mcp"]),
         /// For app test targets (XCUITest) and integration suites: Foundation only.
         .library(name: "AuthEmulatorTesting", targets: ["AuthEmulatorTesting"]),
     ],
@@ -43,6 +46,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
+        .package(url: "https://github.com/modelcontextprotocol/swift-sdk.git", from: "0.12.1"),
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.5.0"),
     ],
     targets: [
         .target(
@@ -134,6 +139,17 @@ let package = Package(
             linkerSettings: releaseLinking
         ),
         .target(name: "AuthEmulatorTesting"),
+        .executableTarget(
+            name: "authemu-mcp",
+            dependencies: [
+                "AuthEmulatorTesting",
+                .product(name: "MCP", package: "swift-sdk"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/authemu-mcp",
+            linkerSettings: releaseLinking
+        ),
         .testTarget(name: "AuthEmulatorTestingTests", dependencies: ["AuthEmulatorTesting"]),
         .testTarget(
             name: "AuthEmulatorTests",

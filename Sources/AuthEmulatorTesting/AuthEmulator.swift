@@ -15,7 +15,11 @@ public struct AuthEmulator: Sendable {
     /// The admin credential (`Bearer owner` unless the daemon's `admin_token` says otherwise).
     public let adminToken: String
 
-    /// - Parameter host: `host:port`; defaults to `FIREBASE_AUTH_EMULATOR_HOST`, else `127.0.0.1:9099`.
+    /// - Parameters:
+    ///   - host: `host:port`; defaults to `FIREBASE_AUTH_EMULATOR_HOST`, else `127.0.0.1:9099`.
+    ///   - projectId: The Firebase project the app uses.
+    ///   - tenantId: A tenant of the project, when the app signs in to one.
+    ///   - adminToken: The daemon's admin credential (its `admin_token`; `owner` by default).
     public init(
         host: String? = nil, projectId: String = "demo-project", tenantId: String? = nil, adminToken: String = "owner"
     ) {
@@ -33,14 +37,21 @@ public struct AuthEmulator: Sendable {
     public func smsCode(to phoneNumber: String? = nil, purpose: String? = nil, timeout: TimeInterval = 10)
         async throws -> String
     {
+        try await latestSms(to: phoneNumber, purpose: purpose, timeout: timeout).code
+    }
+
+    /// The newest pending SMS (its code, number, purpose and session), waiting as `smsCode` does.
+    public func latestSms(to phoneNumber: String? = nil, purpose: String? = nil, timeout: TimeInterval = 10)
+        async throws -> SmsMessage
+    {
         let messages = try await smsMessages(
             phoneNumber: phoneNumber, purpose: purpose, status: "PENDING", wait: timeout)
-        guard let code = messages.last?.code else {
+        guard let message = messages.last else {
             throw AuthEmulatorError(
                 status: 0, code: "NO_SMS_CODE",
                 message: "no pending SMS code\(phoneNumber.map { " for \($0)" } ?? "") within \(timeout) s")
         }
-        return code
+        return message
     }
 
     /// The outbox, oldest first, filtered; with `wait`, a long-poll until one matches.
@@ -93,9 +104,8 @@ public struct AuthEmulator: Sendable {
     {
         let deadline = Date().addingTimeInterval(timeout)
         repeat {
-            let answer: OobCodes = try await get("\(emulatorScope)/oobCodes")
-            let match = answer.oobCodes.last { code in
-                code.email == email.lowercased() && (mode.map { code.oobLink.contains("mode=\($0)&") } ?? true)
+            let match = try await emailActionLinks(for: email).last { code in
+                mode.map { code.oobLink.contains("mode=\($0)&") } ?? true
             }
             if let match, let url = URL(string: match.oobLink) { return url }
             try await Task.sleep(nanoseconds: 100_000_000)

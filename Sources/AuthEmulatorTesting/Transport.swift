@@ -5,9 +5,10 @@ import Foundation
 #endif
 
 /// The one error of this library: the daemon's `CODE` and message (`EMAIL_EXISTS`, …), or, with
-/// status 0, a helper that waited in vain or a daemon that could not be reached.
+/// status 0, a helper that waited in vain, found nothing (`USER_NOT_FOUND` of a lookup), or could
+/// not reach the daemon.
 public struct AuthEmulatorError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The HTTP status (0 when there was no answer or nothing arrived in time).
+    /// The HTTP status (0 when the daemon answered no error: see above).
     public let status: Int
     public let code: String
     public let message: String

@@ -1,7 +1,7 @@
 import Foundation
 
 /// One SMS of the daemon's outbox.
-public struct SmsMessage: Decodable, Sendable, Equatable {
+public struct SmsMessage: Codable, Sendable, Equatable {
     public let id: String
     public let phoneNumber: String
     public let code: String
@@ -57,13 +57,6 @@ public enum AppCredential: String, Sendable, CaseIterable {
 
 struct SmsOutbox: Decodable { let smsMessages: [SmsMessage] }
 struct TotpAnswer: Decodable { let code: String }
-struct OobCodes: Decodable {
-    struct Code: Decodable {
-        let email: String
-        let oobLink: String
-    }
-    let oobCodes: [Code]
-}
 struct ApnsPushes: Decodable { let apnsPushes: [ApnsPush] }
 struct Minted: Decodable { let token: String }
 struct Created: Decodable { let localId: String }

@@ -7,6 +7,6 @@ struct Authemu: AsyncParsableCommand {
         abstract: "A local emulator of the Firebase Authentication / Identity Platform backend.",
         subcommands: [
             Serve.self, Codes.self, TotpCommand.self, ClockCommand.self, Health.self, Export.self, Import.self,
-            Reset.self,
+            Reset.self, McpCommand.self,
         ])
 }

@@ -105,6 +105,52 @@ struct AuthEmulatorTestingTests {
         #expect((gone["error"] as? [String: Any])?["message"] as? String == "EMAIL_NOT_FOUND")
     }
 
+    @Test("users listed in pages, looked up by uid, email and phone, deleted; email links and pushes listed")
+    func userRecords() async throws {
+        let daemon = try Daemon()
+        let emulator = try await daemon.ready()
+        let first = try await emulator.createUser(
+            email: "a@example.com", password: "secret123", displayName: "A", uid: "a-uid")
+        let second = try await emulator.createUser(phoneNumber: "+15555550120", uid: "second-uid")
+        let page = try await emulator.listUsers(maxResults: 1)
+        #expect(page.users.map(\.localId) == [first])
+        #expect(page.nextPageToken != nil)
+        let rest = try await emulator.listUsers(maxResults: 10, pageToken: page.nextPageToken)
+        #expect(rest.users.map(\.localId) == [second])
+        #expect(rest.nextPageToken == nil)
+        let byEmail = try await emulator.user(email: "A@example.com")
+        #expect(byEmail.localId == first)
+        #expect(byEmail.displayName == "A")
+        #expect(byEmail.providerUserInfo?.map(\.providerId) == ["password"])
+        #expect(try await emulator.user(phoneNumber: "+15555550120").localId == "second-uid")
+        #expect(try await emulator.user(uid: first).email == "a@example.com")
+        try await emulator.deleteUser(uid: first)
+        do {
+            _ = try await emulator.user(uid: first)
+            Issue.record("a deleted user was found")
+        } catch let error as AuthEmulatorError {
+            #expect(error.code == "USER_NOT_FOUND")
+        }
+        do {
+            try await emulator.deleteUser(uid: first)
+            Issue.record("a missing user was deleted")
+        } catch let error as AuthEmulatorError {
+            #expect(error.status == 400)
+            #expect(error.code == "USER_NOT_FOUND")
+        }
+        #expect(try await emulator.emailActionLinks().isEmpty)
+        try await emulator.createUser(email: "b@example.com", password: "secret123")
+        _ = try await client(
+            emulator, "accounts:sendOobCode", ["requestType": "PASSWORD_RESET", "email": "b@example.com"])
+        let links = try await emulator.emailActionLinks(for: "B@example.com")
+        #expect(links.map(\.requestType) == ["PASSWORD_RESET"])
+        #expect(links.first?.oobLink.contains("oobCode=\(links.first?.oobCode ?? "-")") == true)
+        #expect(try await emulator.emailActionLinks(for: "other@example.com").isEmpty)
+        #expect(try await emulator.apnsPushes().isEmpty)
+        _ = try await client(emulator, "accounts:verifyIosClient", ["appToken": "device-1", "isSandbox": true])
+        #expect(try await emulator.apnsPushes().map(\.deviceToken) == ["device-1"])
+    }
+
     @Test("MFA settings, TOTP codes from the daemon equal the local ones, email links, the clock")
     func totpLinksAndClock() async throws {
         let daemon = try Daemon()
