@@ -48,6 +48,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
         .package(url: "https://github.com/modelcontextprotocol/swift-sdk.git", from: "0.12.1"),
         .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.5.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         .target(
@@ -74,11 +75,22 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
+        /// The store on PostgreSQL, for several daemons sharing one database.
+        .target(
+            name: "AuthEmulatorPostgres",
+            dependencies: [
+                "AuthEmulator",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .target(
             name: "AuthEmulatorHTTP",
             dependencies: [
                 "AuthEmulator",
-                "AuthEmulatorSQLite",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -112,6 +124,7 @@ let package = Package(
                 "CSystemd",
                 "AuthEmulator",
                 "AuthEmulatorSQLite",
+                "AuthEmulatorPostgres",
                 "AuthEmulatorHTTP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -156,6 +169,7 @@ let package = Package(
             dependencies: [
                 "AuthEmulator",
                 "AuthEmulatorSQLite",
+                "AuthEmulatorPostgres",
                 "AuthEmulatorHTTP",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),

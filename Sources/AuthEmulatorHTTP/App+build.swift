@@ -1,5 +1,4 @@
 import AuthEmulator
-import AuthEmulatorSQLite
 import Foundation
 import Hummingbird
 import Logging
@@ -12,9 +11,11 @@ public struct AppConfig: Sendable {
     public var host = "localhost"
     public var port = 9099
     public var projectId = "demo-project"
-    /// SQLite file; ignored when `ephemeral`.
+    /// SQLite file; ignored when `ephemeral` or `storeURL`.
     public var dataPath = ".authemu/state.sqlite"
     public var ephemeral = false
+    /// A PostgreSQL URL (`postgres://…`): the state lives there instead of SQLite.
+    public var storeURL: String?
     public var adminToken = "owner"
     public var maxBodyBytes = 16 * 1024 * 1024
     /// Base of links in emails; defaults to `http://host:port`.
@@ -34,11 +35,6 @@ public struct AppConfig: Sendable {
         let shown = host.lowercased() == "localhost" ? "127.0.0.1" : host.contains(":") ? "[\(host)]" : host
         return "http://\(shown):\(port)"
     }
-}
-
-/// Opens the store the configuration names.
-public func openStore(_ config: AppConfig) throws -> SQLiteStore {
-    config.ephemeral ? try SQLiteStore() : try SQLiteStore(path: config.dataPath)
 }
 
 /// Builds the router with every route and middleware; tests drive it with `app.test(.router)`.

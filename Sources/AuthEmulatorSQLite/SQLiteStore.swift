@@ -170,11 +170,6 @@ extension Database {
     }
 }
 
-/// Why a database file was refused at start-up.
-public struct StoreOpenError: Error, CustomStringConvertible {
-    public let description: String
-    init(_ description: String) { self.description = description }
-}
 
 extension SQLiteStore {
     /// Marks a database as migrated by an unknown (newer) version; for tests of the refusal.

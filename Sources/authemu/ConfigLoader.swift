@@ -1,5 +1,6 @@
 import AuthEmulator
 import AuthEmulatorHTTP
+import AuthEmulatorPostgres
 import Foundation
 import Yams
 
@@ -16,6 +17,8 @@ struct ConfigLayer {
     var project: String?
     var data: String?
     var ephemeral: Bool?
+    /// `sqlite:PATH` or `postgres://…` (the long form of `data`).
+    var store: String?
     var adminToken: String?
     var maxBodyBytes: Int?
     var publicURL: String?
@@ -29,7 +32,7 @@ struct ConfigLayer {
 
     /// Every key the file and the environment accept (environment: `AUTHEMU_` + upper case).
     static let keys = [
-        "host", "port", "project", "data", "ephemeral", "admin_token", "max_body_bytes", "public_url", "log_level",
+        "host", "port", "project", "data", "ephemeral", "store", "admin_token", "max_body_bytes", "public_url", "log_level",
         "log_format", "shutdown_timeout_seconds", "token_signing", "functions_ca_file",
     ]
 
@@ -70,6 +73,7 @@ struct ConfigLayer {
             project = id
         case "data": data = try string()
         case "ephemeral": ephemeral = try boolean()
+        case "store": store = try Self.storeLocation(try string(), source: source)
         case "admin_token":
             let token = try string()
             guard !token.isEmpty else {
@@ -105,6 +109,26 @@ struct ConfigLayer {
             throw ConfigError(
                 description: "\(source): unknown key '\(key)' (known: \(Self.keys.joined(separator: ", ")))")
         }
+    }
+
+    /// `sqlite:PATH`, or a PostgreSQL URL checked now, so a bad one stops start-up naming the key.
+    static func storeLocation(_ text: String, source: String) throws -> String {
+        if text.hasPrefix("sqlite:") {
+            guard text.count > "sqlite:".count else {
+                throw ConfigError(description: "\(source): key 'store' needs a path after sqlite:")
+            }
+            return text
+        }
+        guard text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") else {
+            throw ConfigError(
+                description: "\(source): key 'store' must be sqlite:PATH or postgres://user:password@host:port/database")
+        }
+        do {
+            _ = try PostgresStoreURL(text)
+        } catch {
+            throw ConfigError(description: "\(source): key 'store': \(error)")
+        }
+        return text
     }
 
     static func fromFile(_ path: String) throws -> ConfigLayer {
@@ -146,7 +170,9 @@ struct ConfigLayer {
     func over(_ lower: ConfigLayer) -> ConfigLayer {
         ConfigLayer(
             host: host ?? lower.host, port: port ?? lower.port, project: project ?? lower.project,
-            data: data ?? lower.data, ephemeral: ephemeral ?? lower.ephemeral,
+            // Where the state lives is one setting: a layer that names it (data, ephemeral or store) wins whole.
+            data: namesStore ? data : lower.data, ephemeral: namesStore ? ephemeral : lower.ephemeral,
+            store: namesStore ? store : lower.store,
             adminToken: adminToken ?? lower.adminToken,
             maxBodyBytes: maxBodyBytes ?? lower.maxBodyBytes, publicURL: publicURL ?? lower.publicURL,
             logLevel: logLevel ?? lower.logLevel, logFormat: logFormat ?? lower.logFormat,
@@ -155,6 +181,8 @@ struct ConfigLayer {
             projects: projects ?? lower.projects)
     }
 
+    private var namesStore: Bool { data != nil || ephemeral != nil || store != nil }
+
     func appConfig() -> AppConfig {
         var config = AppConfig()
         if let host { config.host = host }
@@ -162,6 +190,11 @@ struct ConfigLayer {
         if let project { config.projectId = project }
         if let data { config.dataPath = data }
         if let ephemeral { config.ephemeral = ephemeral }
+        if let store, store.hasPrefix("sqlite:") {
+            config.dataPath = String(store.dropFirst("sqlite:".count))
+        } else if let store {
+            config.storeURL = store
+        }
         if let adminToken { config.adminToken = adminToken }
         if let maxBodyBytes { config.maxBodyBytes = maxBodyBytes }
         config.publicURL = publicURL

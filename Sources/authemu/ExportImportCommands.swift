@@ -1,19 +1,25 @@
 import ArgumentParser
 import AuthEmulator
 import AuthEmulatorHTTP
-import AuthEmulatorSQLite
+import Logging
 import Foundation
 
 /// Options naming the database and project, shared by `export`, `import` and `reset`.
 struct StoreOptions: ParsableArguments {
     @Option(help: "YAML configuration file (for data and project).") var config: String?
     @Option(help: "SQLite database file (default ./.authemu/state.sqlite).") var data: String?
+    @Option(help: "Where the state lives: sqlite:PATH or postgres://user:password@host:port/database[?schema=NAME].")
+    var store: String?
     @Option(help: "Project id (default demo-project).") var project: String?
 
     func appConfig() throws -> AppConfig {
         do {
             var flags = ConfigLayer()
             if let data { try flags.set("data", data, source: "--data") }
+            if let store {
+                guard data == nil else { throw ConfigError(description: "give --store or --data, not both") }
+                try flags.set("store", store, source: "--store")
+            }
             if let project { try flags.set("project", project, source: "--project") }
             let environment = try ConfigLayer.fromEnvironment(ProcessInfo.processInfo.environment)
             let file = try config.map(ConfigLayer.fromFile) ?? ConfigLayer()
@@ -23,17 +29,19 @@ struct StoreOptions: ParsableArguments {
         }
     }
 
-    func emulator() async throws -> (Emulator, SQLiteStore, AppConfig) {
-        let config = try appConfig()
-        let store: SQLiteStore
+    func emulator() async throws -> (Emulator, OpenedStore, AppConfig) {
+        var config = try appConfig()
+        config.ephemeral = false
+        let opened: OpenedStore
         do {
-            store = try SQLiteStore(path: config.dataPath)
+            opened = try await OpenedStore.open(config, logger: Logger(label: "authemu"))
         } catch {
             FileHandle.standardError.write(Data("authemu: cannot open the database: \(error)\n".utf8))
             throw ExitCode(2)
         }
-        let emulator = await Emulator(store: store, options: EmulatorOptions(defaultProjectId: config.projectId))
-        return (emulator, store, config)
+        let emulator = await Emulator(
+            store: opened.store, options: EmulatorOptions(defaultProjectId: config.projectId))
+        return (emulator, opened, config)
     }
 }
 
@@ -48,7 +56,7 @@ struct Export: AsyncParsableCommand {
         let (emulator, store, config) = try await options.emulator()
         let export = try await emulator.exportProject(config.projectId)
         try ExportFiles.write(export, to: URL(fileURLWithPath: directory))
-        try store.close()
+        await store.close()
         let count = export.accounts.values.reduce(0) { $0 + $1.count }
         print("exported \(count) account(s) of project \(config.projectId) to \(directory)")
     }
@@ -65,7 +73,7 @@ struct Import: AsyncParsableCommand {
     func run() async throws {
         let (emulator, store, config) = try await options.emulator()
         let count = try await ImportRunner.run(emulator, projectId: config.projectId, directory: directory)
-        try store.close()
+        await store.close()
         print("imported \(count) account(s) into project \(config.projectId)")
     }
 }
@@ -95,7 +103,7 @@ struct Reset: AsyncParsableCommand {
     func run() async throws {
         let (emulator, store, config) = try await options.emulator()
         let removed = try await emulator.resetProject(config.projectId)
-        try store.close()
+        await store.close()
         print("removed \(removed) account(s) of project \(config.projectId)")
     }
 }

@@ -1,7 +1,6 @@
 import ArgumentParser
 import AuthEmulator
 import AuthEmulatorHTTP
-import AuthEmulatorSQLite
 import Foundation
 import Hummingbird
 import Logging
@@ -17,6 +16,12 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "YAML configuration file (see config/authemu.yaml).") var config: String?
     @Option(help: "SQLite database file (default ./.authemu/state.sqlite).") var data: String?
     @Flag(help: "Keep state in memory only; nothing is written to disk.") var ephemeral = false
+    @Option(
+        help: """
+            Where the state lives: sqlite:PATH, or postgres://user:password@host:port/database[?schema=NAME] \
+            to share it between several daemons.
+            """)
+    var store: String?
     @Option(help: "Default project id that every API key maps to (default demo-project).") var project: String?
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel: String?
     @Option(help: "Log format: auto (journal under systemd, else text), text, json, journal.") var logFormat: String?
@@ -34,6 +39,12 @@ struct Serve: AsyncParsableCommand {
         if let port { try flags.set("port", port, source: "--port") }
         if let data { try flags.set("data", data, source: "--data") }
         if ephemeral { flags.ephemeral = true }
+        if let store {
+            guard data == nil, !ephemeral else {
+                throw ConfigError(description: "--store names where the state lives: give it or --data/--ephemeral")
+            }
+            try flags.set("store", store, source: "--store")
+        }
         if let project { try flags.set("project", project, source: "--project") }
         if let logLevel { try flags.set("log_level", logLevel, source: "--log-level") }
         if let logFormat { try flags.set("log_format", logFormat, source: "--log-format") }
@@ -57,13 +68,14 @@ struct Serve: AsyncParsableCommand {
         LogSettings.shared.level = Logger.Level(rawValue: layer.logLevel ?? "info") ?? .info
         let logger = Logger(label: "authemu")
 
-        let store: SQLiteStore
+        let opened: OpenedStore
         do {
-            store = try openStore(appConfig)
+            opened = try await OpenedStore.open(appConfig, logger: logger)
         } catch {
             FileHandle.standardError.write(Data("authemu: cannot open the database: \(error)\n".utf8))
             throw ExitCode(2)
         }
+        let store = opened.store
         let emulator: Emulator
         do {
             emulator = try await makeEmulator(config: appConfig, store: store, logger: logger)
@@ -79,7 +91,7 @@ struct Serve: AsyncParsableCommand {
             logger.info("imported \(count) account(s) from \(importDirectory)")
         }
 
-        let location = appConfig.ephemeral ? "in memory (--ephemeral)" : appConfig.dataPath
+        let location = opened.location
         let activated = Systemd.listenFileDescriptors()
         let listening = ListeningAddress()
         let onRunning: @Sendable (any Channel) async -> Void = { channel in
@@ -121,7 +133,7 @@ struct Serve: AsyncParsableCommand {
             services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         groupConfiguration.maximumGracefulShutdownDuration = .seconds(layer.shutdownTimeoutSeconds ?? 10)
         try await ServiceGroup(configuration: groupConfiguration).run()
-        try store.close()
+        await opened.close()
         logger.info("authemu stopped")
     }
 

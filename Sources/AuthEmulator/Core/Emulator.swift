@@ -81,6 +81,17 @@ public final class Emulator: Sendable {
         self.options = options
         self.logger = logger
         self.tokens = await TokenService(clock: movable)
+        store.observeChanges { [weak self] change in self?.changedElsewhere(change) }
+    }
+
+    /// A write committed by another daemon on the same database: caches and long-polls follow it.
+    private func changedElsewhere(_ change: StoreChange) {
+        switch change {
+        case .settings: settingsChanged()
+        case .sms: Task { await outboxSignal.notify() }
+        case .apns: Task { await pushSignal.notify() }
+        case .clock: Task { try? await restoreClockOffset() }
+        }
     }
 
     var nowMillisString: String { String(clock.now().epochMillis) }

@@ -92,11 +92,50 @@ public protocol StoreTransaction: UserRepository, TenantRepository, ConfigReposi
     SigningKeyRepository, ClockOffsetRepository, InspectorRepository
 {}
 
-/// The durable state. `write` runs its body in one transaction: a thrown error rolls it all back,
-/// a return means it is committed.
+/// What a committed write changed that other processes keep in memory: caches of settings, the
+/// long-polls of the outboxes, the clock offset.
+public enum StoreChange: String, Sendable, CaseIterable {
+    case settings, sms, apns, clock
+}
+
+/// The durable state, and the contract every backend keeps (`runStoreConformance` in the tests
+/// checks each point against SQLite and PostgreSQL):
+///
+/// - **Transactions.** `write` runs its body in one transaction: a thrown error rolls all of it
+///   back; a return means it is committed. Two concurrent `write`s behave as if one ran entirely
+///   before the other (serializable): neither sees a part of the other, and a body that read
+///   something the other changed is run again (bodies must therefore have no effects outside the
+///   transaction). `read` sees one consistent snapshot of committed data.
+/// - **Acknowledged means durable.** When `write` returns, the transaction is committed to stable
+///   storage (SQLite: WAL with `synchronous = NORMAL` on a committed frame; PostgreSQL: the server's
+///   commit with `synchronous_commit` on): a response sent after it survives `kill -9` of the daemon.
+/// - **Uniqueness per scope.** Email, phone number and federated id (providerId, rawId) are unique
+///   within a project or tenant whenever the domain checks before it saves, also between writers
+///   in different processes: SQLite serializes writers on the file lock (`BEGIN IMMEDIATE`),
+///   PostgreSQL runs writes `SERIALIZABLE` and retries a body that lost a conflict.
+/// - **Outbox order.** The SMS, APNs and OOB outboxes assign increasing ids, and a reader sees ids
+///   appear in commit order: a long-poll that read up to id N never later finds a new id below N.
+///   (PostgreSQL: an outbox insert holds a transaction lock per outbox until its commit.)
+/// - **Changes.** `observeChanges` hears the `StoreChange`s committed by every process sharing the
+///   database, so caches and long-polls follow writes made elsewhere (PostgreSQL: LISTEN/NOTIFY).
+/// - **Unavailability.** A database that cannot be reached or written answers
+///   `AuthError.storeUnavailable` (503 `UNAVAILABLE`), within a bounded time, never a hang.
 public protocol AuthStore: Sendable {
     func read<T: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) throws -> T) async throws -> T
     func write<T: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) throws -> T) async throws -> T
     /// True when the store is open and answers a trivial query.
     func isReady() async -> Bool
+    /// Calls `handler` for each change committed by any process sharing this database. A store
+    /// that only one process can use calls it never: that process already knows its writes.
+    func observeChanges(_ handler: @escaping @Sendable (StoreChange) -> Void)
+}
+
+extension AuthStore {
+    public func observeChanges(_ handler: @escaping @Sendable (StoreChange) -> Void) {}
+}
+
+/// Why a store was refused at start-up (a file or schema that is not authemu's, or is newer).
+public struct StoreOpenError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
 }

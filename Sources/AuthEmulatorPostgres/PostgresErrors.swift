@@ -1,0 +1,38 @@
+import AuthEmulator
+import NIOCore
+import PostgresNIO
+
+extension PostgresStore {
+    /// A serialization failure or deadlock: the transaction can be run again.
+    static func lostConflict(_ error: any Error) -> Bool {
+        guard let state = sqlState(error) else { return false }
+        return state == "40001" || state == "40P01"
+    }
+
+    /// Connection failures, a server shutting down or out of resources, conflicts lost too often,
+    /// and a full disk become `storeUnavailable` (503); SQL errors stay as they are.
+    static func mapped(_ error: any Error) -> any Error {
+        if error is AuthError { return error }
+        if let state = sqlState(error) {
+            let transient = ["08", "53", "57", "58", "40"].contains(String(state.prefix(2)))
+            return transient ? AuthError.storeUnavailable("PostgreSQL: \(describe(error))") : error
+        }
+        if error is PSQLError || error is ChannelError || error is IOError || error is NIOThreadPoolError.ThreadPoolInactive {
+            return AuthError.storeUnavailable("PostgreSQL: \(describe(error))")
+        }
+        return error
+    }
+
+    static func sqlState(_ error: any Error) -> String? {
+        (error as? PSQLError)?.serverInfo?[.sqlState]
+    }
+
+    /// The server's message when there is one (PSQLError's description hides it).
+    static func describe(_ error: any Error) -> String {
+        guard let psql = error as? PSQLError else { return "\(error)" }
+        if let message = psql.serverInfo?[.message] {
+            return "\(message) (\(psql.serverInfo?[.sqlState] ?? "?"))"
+        }
+        return "\(psql.code)\(psql.underlying.map { ": \($0)" } ?? "")"
+    }
+}

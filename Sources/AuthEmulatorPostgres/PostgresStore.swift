@@ -1,0 +1,168 @@
+import AuthEmulator
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import PostgresNIO
+
+/// The durable state on PostgreSQL, shared by every daemon pointed at the same database and
+/// schema. Transaction bodies are the domain's synchronous ones: each runs on a thread of this
+/// store's pool with one pooled connection, and waits for each query. Writes are `SERIALIZABLE`
+/// and run again when they lose a conflict; committed changes are announced with NOTIFY.
+public final class PostgresStore: AuthStore {
+    let url: PostgresStoreURL
+    let client: PostgresClient
+    let threads: NIOThreadPool
+    let logger: Logger
+    private let clientTask: Task<Void, Never>
+    private let listener = NIOLockedValueBox<Task<Void, Never>?>(nil)
+    private let handlers = NIOLockedValueBox<[@Sendable (StoreChange) -> Void]>([])
+
+    /// How long a request waits for a connection and its transaction before answering 503.
+    static let deadline: Duration = .seconds(10)
+    /// A write that keeps losing serialization conflicts gives up (503) after this many runs.
+    static let maximumRuns = 30
+
+    var channel: String { "authemu_\(url.schema)" }
+
+    /// Connects, migrates the schema (refusing one written by a newer authemu) and starts
+    /// listening for other daemons' changes.
+    public init(url: PostgresStoreURL, logger: Logger) async throws {
+        self.url = url
+        self.logger = logger
+        let client = PostgresClient(configuration: url.configuration, backgroundLogger: logger)
+        self.client = client
+        clientTask = Task { await client.run() }
+        threads = NIOThreadPool(numberOfThreads: url.poolSize)
+        threads.start()
+        do {
+            try await session { try PostgresSchema.migrate($0, schema: url.schema) }
+        } catch let error as StoreOpenError {
+            await close()
+            throw error
+        } catch {
+            await close()
+            throw StoreOpenError("cannot open the PostgreSQL store \(url.masked): \(Self.describe(error))")
+        }
+        listener.withLockedValue { $0 = listen() }
+    }
+
+    public func read<T: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) throws -> T) async throws -> T {
+        try await session { session in
+            try session.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            do {
+                let value = try body(PostgresTransaction(session: session))
+                try session.commit()
+                return value
+            } catch {
+                session.rollback()
+                throw error
+            }
+        }
+    }
+
+    public func write<T: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) throws -> T) async throws -> T {
+        let channel = self.channel
+        return try await session { session in
+            var run = 0
+            while true {
+                run += 1
+                try session.execute("BEGIN ISOLATION LEVEL SERIALIZABLE")
+                do {
+                    let transaction = PostgresTransaction(session: session)
+                    let value = try body(transaction)
+                    for change in transaction.changes.sorted(by: { $0.rawValue < $1.rawValue }) {
+                        try session.execute("SELECT pg_notify($1, $2)", [.text(channel), .text(change.rawValue)])
+                    }
+                    try session.commit()
+                    return value
+                } catch {
+                    session.rollback()
+                    guard Self.lostConflict(error), run < Self.maximumRuns else { throw error }
+                    usleep(UInt32.random(in: 200...2_000) * UInt32(min(run, 10)))
+                }
+            }
+        }
+    }
+
+    public func isReady() async -> Bool {
+        (try? await session { try $0.value(Int32.self, "SELECT 1") }) == 1
+    }
+
+    public func observeChanges(_ handler: @escaping @Sendable (StoreChange) -> Void) {
+        handlers.withLockedValue { $0.append(handler) }
+    }
+
+    /// Stops listening, closes the connections and the thread pool.
+    public func close() async {
+        listener.withLockedValue { $0?.cancel() }
+        clientTask.cancel()
+        try? await threads.shutdownGracefully()
+    }
+
+    /// Runs `work` on a pool thread with a pooled connection, within `deadline`; failures to reach
+    /// the database become 503 `UNAVAILABLE`.
+    func session<T: Sendable>(_ work: @escaping @Sendable (PostgresSession) throws -> T) async throws -> T {
+        let (client, threads, logger) = (self.client, self.threads, self.logger)
+        do {
+            return try await Self.within(Self.deadline) {
+                try await client.withConnection { connection in
+                    try await threads.runIfActive { try work(PostgresSession(connection: connection, logger: logger)) }
+                }
+            }
+        } catch {
+            throw Self.mapped(error)
+        }
+    }
+
+    private static func within<T: Sendable>(_ limit: Duration, _ work: @escaping @Sendable () async throws -> T)
+        async throws -> T
+    {
+        try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { try await work() }
+            group.addTask {
+                try await Task.sleep(for: limit)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let value = first else {
+                throw AuthError.storeUnavailable("PostgreSQL did not answer within \(limit)")
+            }
+            return value
+        }
+    }
+
+    private func listen() -> Task<Void, Never> {
+        Task { [client, channel, handlers, logger] in
+            var reconnected = false
+            while !Task.isCancelled {
+                do {
+                    let wasReconnected = reconnected
+                    try await client.withConnection { connection in
+                        try await connection.listen(on: channel) { notifications in
+                            // Whatever changed while the connection was down was not heard: assume all.
+                            if wasReconnected { Self.dispatch(StoreChange.allCases, handlers) }
+                            for try await notification in notifications {
+                                if let change = StoreChange(rawValue: notification.payload) {
+                                    Self.dispatch([change], handlers)
+                                }
+                            }
+                        }
+                    }
+                } catch {
+                    if !Task.isCancelled { logger.warning("PostgreSQL change listener: \(Self.describe(error))") }
+                }
+                reconnected = true
+                try? await Task.sleep(for: .milliseconds(500))
+            }
+        }
+    }
+
+    private static func dispatch(
+        _ changes: [StoreChange], _ handlers: NIOLockedValueBox<[@Sendable (StoreChange) -> Void]>
+    ) {
+        let current = handlers.withLockedValue { $0 }
+        for change in changes { for handler in current { handler(change) } }
+    }
+}

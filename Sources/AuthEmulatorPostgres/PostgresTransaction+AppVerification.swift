@@ -1,0 +1,108 @@
+import AuthEmulator
+import Foundation
+
+/// App credentials, the APNs outbox, injected faults, the clock offset and the inspector's reads.
+extension PostgresTransaction {
+    func saveCredential(_ credential: IssuedCredential) throws {
+        try session.execute(
+            """
+            INSERT INTO app_credentials (token, data) VALUES ($1, $2)
+            ON CONFLICT (token) DO UPDATE SET data = EXCLUDED.data
+            """, [.text(credential.token), encode(credential)])
+    }
+
+    func credential(_ token: String) throws -> IssuedCredential? {
+        try session.values(Data.self, "SELECT data FROM app_credentials WHERE token = $1", [.text(token)]).first
+            .map { try decode(IssuedCredential.self, $0) }
+    }
+
+    func insertPush(_ push: ApnsPush) throws -> ApnsPush {
+        try lockOutbox("apns")
+        guard
+            let id = try session.value(
+                Int64.self,
+                "INSERT INTO apns_pushes (project_id, tenant_id, data) VALUES ($1, $2, ''::bytea) RETURNING id",
+                [.text(push.projectId), .text(push.tenantId ?? "")])
+        else { throw AuthError.storeUnavailable("PostgreSQL returned no push id") }
+        var stored = push
+        stored.id = id
+        try session.execute("UPDATE apns_pushes SET data = $1 WHERE id = $2", [encode(stored), .int(id)])
+        changed(.apns)
+        return stored
+    }
+
+    func listPushes(_ scope: Scope, afterId: Int64?, limit: Int?) throws -> [ApnsPush] {
+        var sql = "SELECT data FROM apns_pushes WHERE project_id = $1 AND tenant_id = $2"
+        var binds = scoped(scope)
+        if let afterId {
+            binds.append(.int(afterId))
+            sql += " AND id > $\(binds.count)"
+        }
+        sql += " ORDER BY id"
+        if let limit {
+            binds.append(.int(limit))
+            sql += " LIMIT $\(binds.count)"
+        }
+        return try session.values(Data.self, sql, binds).map { try decode(ApnsPush.self, $0) }
+    }
+
+    func deletePushes(_ scope: Scope) throws {
+        try session.execute("DELETE FROM apns_pushes WHERE project_id = $1 AND tenant_id = $2", scoped(scope))
+    }
+
+    func setFault(_ scope: Scope, _ fault: InjectedFault, count: Int) throws {
+        try session.execute(
+            """
+            INSERT INTO injected_faults (project_id, tenant_id, fault, remaining) VALUES ($1, $2, $3, $4)
+            ON CONFLICT (project_id, tenant_id, fault) DO UPDATE SET remaining = EXCLUDED.remaining
+            """, scoped(scope) + [.text(fault.rawValue), .int(count)])
+    }
+
+    func takeFault(_ scope: Scope, _ fault: InjectedFault) throws -> Bool {
+        try session.execute(
+            """
+            UPDATE injected_faults SET remaining = remaining - 1
+            WHERE project_id = $1 AND tenant_id = $2 AND fault = $3 AND remaining > 0
+            """, scoped(scope) + [.text(fault.rawValue)]) > 0
+    }
+
+    func clockOffset() throws -> Double {
+        try session.value(Double.self, "SELECT seconds FROM clock_offset WHERE id = 1") ?? 0
+    }
+
+    func saveClockOffset(_ seconds: Double) throws {
+        try session.execute(
+            """
+            INSERT INTO clock_offset (id, seconds) VALUES (1, $1)
+            ON CONFLICT (id) DO UPDATE SET seconds = EXCLUDED.seconds
+            """, [.double(seconds)])
+        changed(.clock)
+    }
+
+    func projectIds() throws -> [String] {
+        try session.values(
+            String.self,
+            """
+            SELECT project_id FROM (SELECT DISTINCT project_id FROM users UNION SELECT project_id FROM project_configs
+                UNION SELECT DISTINCT project_id FROM tenants) ids ORDER BY project_id
+            """)
+    }
+
+    /// Each field's own index range (uid, email, phone, display name), merged, in uid order.
+    func searchUsers(_ scope: Scope, prefix: String, after: String?, limit: Int) throws -> [UserRecord] {
+        let lowered = prefix.lowercased()
+        var ids = Set<String>()
+        for (column, low) in [
+            ("local_id", prefix), ("email", lowered), ("phone_number", prefix), ("display_name", lowered),
+        ] {
+            ids.formUnion(
+                try session.values(
+                    String.self,
+                    """
+                    SELECT local_id FROM users WHERE project_id = $1 AND tenant_id = $2 AND \(column) >= $3
+                        AND \(column) < $4 AND local_id > $5 ORDER BY local_id LIMIT $6
+                    """, scoped(scope) + [.text(low), .text(low + "\u{FFFF}"), .text(after ?? ""), .int(limit)]))
+        }
+        return try ids.sorted().prefix(limit).compactMap { try user(scope, localId: $0) }
+    }
+}

@@ -1,0 +1,132 @@
+import AuthEmulator
+import Foundation
+
+/// The SMS outbox, phone-conflict proofs, TOTP enrollment sessions and signing keys.
+extension PostgresTransaction {
+    private func smsMessages(_ sql: String, _ binds: [Bind]) throws -> [SmsMessage] {
+        try session.values(Data.self, sql, binds).map { try SmsMessage(stored: JSONValue.parse($0)) }
+    }
+
+    func insertSms(_ message: SmsMessage) throws -> SmsMessage {
+        try lockOutbox("sms")
+        guard
+            let id = try session.value(
+                Int64.self,
+                """
+                INSERT INTO sms_messages (project_id, tenant_id, session_info, phone_number, purpose, status,
+                    client_ip, sent_at, data)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, ''::bytea) RETURNING id
+                """,
+                [
+                    .text(message.projectId), .text(message.tenantId ?? ""), .text(message.sessionInfo),
+                    .text(message.phoneNumber), .text(message.purpose.rawValue), .text(message.status.rawValue),
+                    .text(message.clientIP), .double(message.sentAt.timeIntervalSince1970),
+                ])
+        else { throw AuthError.storeUnavailable("PostgreSQL returned no SMS id") }
+        var stored = message
+        stored.id = id
+        try updateSms(stored)
+        return stored
+    }
+
+    func updateSms(_ message: SmsMessage) throws {
+        try session.execute(
+            "UPDATE sms_messages SET status = $1, data = $2 WHERE id = $3",
+            [.text(message.status.rawValue), .bytes(Data(message.storedValue.serialized())), .int(message.id)])
+        changed(.sms)
+    }
+
+    func sms(sessionInfo: String) throws -> SmsMessage? {
+        try smsMessages("SELECT data FROM sms_messages WHERE session_info = $1", [.text(sessionInfo)]).first
+    }
+
+    func listSms(_ scope: Scope, _ query: SmsQuery) throws -> [SmsMessage] {
+        var sql = "SELECT data FROM sms_messages WHERE project_id = $1 AND tenant_id = $2"
+        var binds = scoped(scope)
+        func add(_ condition: String, _ bind: Bind) {
+            binds.append(bind)
+            sql += " AND \(condition) $\(binds.count)"
+        }
+        if let phone = query.phoneNumber { add("phone_number =", .text(phone)) }
+        if let purpose = query.purpose { add("purpose =", .text(purpose.rawValue)) }
+        if let after = query.afterId { add("id >", .int(after)) }
+        if let statuses = query.statuses {
+            let placeholders = statuses.sorted { $0.rawValue < $1.rawValue }.map { status -> String in
+                binds.append(.text(status.rawValue))
+                return "$\(binds.count)"
+            }
+            sql += " AND status IN (\(placeholders.joined(separator: ",")))"
+        }
+        sql += " ORDER BY id"
+        if let limit = query.limit {
+            binds.append(.int(limit))
+            sql += " LIMIT $\(binds.count)"
+        }
+        return try smsMessages(sql, binds)
+    }
+
+    func deleteAllSms(_ scope: Scope) throws {
+        try session.execute("DELETE FROM sms_messages WHERE project_id = $1 AND tenant_id = $2", scoped(scope))
+    }
+
+    func countSms(phoneNumber: String, since: Date) throws -> Int {
+        Int(
+            try session.value(
+                Int64.self, "SELECT COUNT(*) FROM sms_messages WHERE phone_number = $1 AND sent_at >= $2",
+                [.text(phoneNumber), .double(since.timeIntervalSince1970)]) ?? 0)
+    }
+
+    func countSms(clientIP: String, since: Date) throws -> Int {
+        Int(
+            try session.value(
+                Int64.self, "SELECT COUNT(*) FROM sms_messages WHERE client_ip = $1 AND sent_at >= $2",
+                [.text(clientIP), .double(since.timeIntervalSince1970)]) ?? 0)
+    }
+
+    func saveTemporaryProof(_ proof: TemporaryProof) throws {
+        try session.execute(
+            """
+            INSERT INTO temporary_proofs (proof, data) VALUES ($1, $2)
+            ON CONFLICT (proof) DO UPDATE SET data = EXCLUDED.data
+            """, [.text(proof.proof), encode(proof)])
+    }
+
+    func temporaryProof(_ proof: String) throws -> TemporaryProof? {
+        try session.values(Data.self, "SELECT data FROM temporary_proofs WHERE proof = $1", [.text(proof)]).first
+            .map { try decode(TemporaryProof.self, $0) }
+    }
+
+    func deleteTemporaryProof(_ proof: String) throws {
+        try session.execute("DELETE FROM temporary_proofs WHERE proof = $1", [.text(proof)])
+    }
+
+    func saveTotpSession(_ enrollment: TotpEnrollmentSession) throws {
+        try session.execute(
+            """
+            INSERT INTO totp_sessions (session_info, data) VALUES ($1, $2)
+            ON CONFLICT (session_info) DO UPDATE SET data = EXCLUDED.data
+            """, [.text(enrollment.sessionInfo), encode(enrollment)])
+    }
+
+    func totpSession(_ sessionInfo: String) throws -> TotpEnrollmentSession? {
+        try session.values(Data.self, "SELECT data FROM totp_sessions WHERE session_info = $1", [.text(sessionInfo)])
+            .first.map { try decode(TotpEnrollmentSession.self, $0) }
+    }
+
+    func deleteTotpSession(_ sessionInfo: String) throws {
+        try session.execute("DELETE FROM totp_sessions WHERE session_info = $1", [.text(sessionInfo)])
+    }
+
+    func signingKey() throws -> StoredSigningKey? {
+        try session.values(Data.self, "SELECT data FROM signing_keys ORDER BY created_at DESC, kid LIMIT 1").first
+            .map { try decode(StoredSigningKey.self, $0) }
+    }
+
+    func saveSigningKey(_ key: StoredSigningKey) throws {
+        try session.execute(
+            """
+            INSERT INTO signing_keys (kid, created_at, data) VALUES ($1, $2, $3)
+            ON CONFLICT (kid) DO UPDATE SET created_at = EXCLUDED.created_at, data = EXCLUDED.data
+            """, [.text(key.kid), .int(key.createdAt), encode(key)])
+    }
+}

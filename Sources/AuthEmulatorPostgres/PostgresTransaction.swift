@@ -1,0 +1,192 @@
+import AuthEmulator
+import Foundation
+import PostgresNIO
+
+/// The repositories over one open PostgreSQL transaction, with the same tables and JSON `data`
+/// columns as the SQLite store. It notes what it changed that other daemons cache (`changes`).
+final class PostgresTransaction: StoreTransaction {
+    let session: PostgresSession
+    private(set) var changes: Set<StoreChange> = []
+
+    init(session: PostgresSession) { self.session = session }
+
+    func changed(_ change: StoreChange) { changes.insert(change) }
+
+    static let encoder = JSONEncoder()
+    static let decoder = JSONDecoder()
+
+    func encode(_ value: some Encodable) throws -> Bind { .bytes(try Self.encoder.encode(value)) }
+    func decode<T: Decodable>(_ type: T.Type, _ data: Data) throws -> T { try Self.decoder.decode(type, from: data) }
+    func tenantKey(_ scope: Scope) -> String { scope.tenantId ?? "" }
+    func scoped(_ scope: Scope) -> [Bind] { [.text(scope.projectId), .text(tenantKey(scope))] }
+
+    /// Takes this outbox's transaction lock, so that ids become visible in commit order.
+    func lockOutbox(_ name: String) throws {
+        try session.execute("SELECT pg_advisory_xact_lock(hashtext(current_schema() || $1))", [.text(":" + name)])
+    }
+
+    // MARK: users
+
+    static let userColumns = "local_id, data, last_login_at, last_refresh_at"
+
+    func users(_ sql: String, _ binds: [Bind]) throws -> [UserRecord] {
+        try session.rows(sql, binds).map { row in
+            let columns = row.makeRandomAccess()
+            var user = try decode(UserRecord.self, try columns[1].decode(Data.self))
+            if let lastLoginAt = try columns[2].decode(String?.self) { user.lastLoginAt = lastLoginAt }
+            if let lastRefreshAt = try columns[3].decode(String?.self) { user.lastRefreshAt = lastRefreshAt }
+            return user
+        }
+    }
+
+    func user(_ scope: Scope, localId: String) throws -> UserRecord? {
+        try users(
+            "SELECT \(Self.userColumns) FROM users WHERE project_id = $1 AND tenant_id = $2 AND local_id = $3",
+            scoped(scope) + [.text(localId)]
+        ).first
+    }
+
+    func users(_ scope: Scope, email: String) throws -> [UserRecord] {
+        try users(
+            """
+            SELECT \(Self.userColumns) FROM users WHERE project_id = $1 AND tenant_id = $2 AND email = $3
+            ORDER BY local_id
+            """, scoped(scope) + [.text(email.lowercased())])
+    }
+
+    func user(_ scope: Scope, phoneNumber: String) throws -> UserRecord? {
+        try users(
+            """
+            SELECT \(Self.userColumns) FROM users WHERE project_id = $1 AND tenant_id = $2 AND phone_number = $3
+            LIMIT 1
+            """, scoped(scope) + [.text(phoneNumber)]
+        ).first
+    }
+
+    func user(_ scope: Scope, providerId: String, rawId: String) throws -> UserRecord? {
+        guard
+            let localId = try session.value(
+                String.self,
+                """
+                SELECT local_id FROM federated_ids
+                WHERE project_id = $1 AND tenant_id = $2 AND provider_id = $3 AND raw_id = $4
+                """, scoped(scope) + [.text(providerId), .text(rawId)])
+        else { return nil }
+        return try user(scope, localId: localId)
+    }
+
+    func users(_ scope: Scope, providerId: String, limit: Int) throws -> [UserRecord] {
+        try session.values(
+            String.self,
+            """
+            SELECT local_id FROM federated_ids
+            WHERE project_id = $1 AND tenant_id = $2 AND provider_id = $3 ORDER BY raw_id LIMIT $4
+            """, scoped(scope) + [.text(providerId), .int(limit)]
+        ).compactMap { try user(scope, localId: $0) }
+    }
+
+    func users(_ scope: Scope, providerEmail: String) throws -> [UserRecord] {
+        try session.values(
+            String.self,
+            """
+            SELECT DISTINCT local_id FROM federated_ids WHERE project_id = $1 AND tenant_id = $2 AND email = $3
+            ORDER BY local_id
+            """, scoped(scope) + [.text(providerEmail.lowercased())]
+        ).compactMap { try user(scope, localId: $0) }
+    }
+
+    /// Passkeys are indexed in `federated_ids` under this provider id, which no IdP can have.
+    static let passkeyProvider = "#passkey"
+
+    func user(_ scope: Scope, passkeyCredentialId: String) throws -> UserRecord? {
+        try user(scope, providerId: Self.passkeyProvider, rawId: passkeyCredentialId)
+    }
+
+    func save(_ scope: Scope, _ user: UserRecord) throws {
+        try session.execute(
+            """
+            INSERT INTO users (project_id, tenant_id, local_id, email, phone_number, data, last_login_at,
+                last_refresh_at, display_name)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+            ON CONFLICT (project_id, tenant_id, local_id) DO UPDATE SET email = EXCLUDED.email,
+                phone_number = EXCLUDED.phone_number, data = EXCLUDED.data, last_login_at = EXCLUDED.last_login_at,
+                last_refresh_at = EXCLUDED.last_refresh_at, display_name = EXCLUDED.display_name
+            """,
+            scoped(scope) + [
+                .text(user.localId), .text(user.email?.lowercased()), .text(user.phoneNumber),
+                .bytes(Data(user.storedValue.serialized())), .text(user.lastLoginAt), .text(user.lastRefreshAt),
+                .text(user.displayName?.lowercased()),
+            ])
+        try session.execute(
+            "DELETE FROM federated_ids WHERE project_id = $1 AND tenant_id = $2 AND local_id = $3",
+            scoped(scope) + [.text(user.localId)])
+        var links: [(providerId: String, rawId: String, email: String?)] = []
+        for provider in user.providers where provider.providerId != "password" && provider.providerId != "phone" {
+            if let rawId = provider.rawId { links.append((provider.providerId, rawId, provider.email?.lowercased())) }
+        }
+        for passkey in user.passkeyInfo ?? [] { links.append((Self.passkeyProvider, passkey.credentialId, nil)) }
+        for link in links {
+            try session.execute(
+                """
+                INSERT INTO federated_ids (project_id, tenant_id, provider_id, raw_id, local_id, email)
+                VALUES ($1, $2, $3, $4, $5, $6)
+                ON CONFLICT (project_id, tenant_id, provider_id, raw_id) DO UPDATE
+                    SET local_id = EXCLUDED.local_id, email = EXCLUDED.email
+                """,
+                scoped(scope) + [.text(link.providerId), .text(link.rawId), .text(user.localId), .text(link.email)])
+        }
+    }
+
+    func saveSessionTimes(_ scope: Scope, _ user: UserRecord) throws {
+        try session.execute(
+            """
+            UPDATE users SET last_login_at = $4, last_refresh_at = $5
+            WHERE project_id = $1 AND tenant_id = $2 AND local_id = $3
+            """, scoped(scope) + [.text(user.localId), .text(user.lastLoginAt), .text(user.lastRefreshAt)])
+    }
+
+    func deleteUser(_ scope: Scope, localId: String) throws -> Bool {
+        let binds = scoped(scope) + [.text(localId)]
+        try session.execute(
+            "DELETE FROM federated_ids WHERE project_id = $1 AND tenant_id = $2 AND local_id = $3", binds)
+        return try session.execute("DELETE FROM users WHERE project_id = $1 AND tenant_id = $2 AND local_id = $3", binds)
+            > 0
+    }
+
+    func deleteAllUsers(_ scope: Scope) throws {
+        try session.execute("DELETE FROM federated_ids WHERE project_id = $1 AND tenant_id = $2", scoped(scope))
+        try session.execute("DELETE FROM users WHERE project_id = $1 AND tenant_id = $2", scoped(scope))
+    }
+
+    func listUsers(_ scope: Scope, after: String?, limit: Int?, descending: Bool) throws -> [UserRecord] {
+        var sql = "SELECT \(Self.userColumns) FROM users WHERE project_id = $1 AND tenant_id = $2"
+        var binds = scoped(scope)
+        if let after {
+            binds.append(.text(after))
+            sql += descending ? " AND local_id < $\(binds.count)" : " AND local_id > $\(binds.count)"
+        }
+        sql += descending ? " ORDER BY local_id DESC" : " ORDER BY local_id"
+        if let limit {
+            binds.append(.int(limit))
+            sql += " LIMIT $\(binds.count)"
+        }
+        return try users(sql, binds)
+    }
+
+    func countUsers(_ scope: Scope) throws -> Int {
+        Int(
+            try session.value(Int64.self, "SELECT COUNT(*) FROM users WHERE project_id = $1 AND tenant_id = $2", scoped(scope))
+                ?? 0)
+    }
+
+    func countAllUsers() throws -> Int {
+        Int(try session.value(Int64.self, "SELECT COUNT(*) FROM users") ?? 0)
+    }
+
+    func tenantsWithUsers(projectId: String) throws -> [String?] {
+        try session.values(
+            String.self, "SELECT DISTINCT tenant_id FROM users WHERE project_id = $1 ORDER BY tenant_id",
+            [.text(projectId)]
+        ).map { $0.isEmpty ? nil : $0 }
+    }
+}

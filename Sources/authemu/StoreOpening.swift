@@ -1,0 +1,28 @@
+import AuthEmulator
+import AuthEmulatorHTTP
+import AuthEmulatorPostgres
+import AuthEmulatorSQLite
+import Logging
+
+/// The store the configuration names, opened: SQLite in memory (`--ephemeral`), a SQLite file
+/// (`--data`, `--store sqlite:PATH`), or PostgreSQL (`--store postgres://…`).
+struct OpenedStore {
+    let store: any AuthStore
+    /// Where the state lives, for logs: a PostgreSQL password is masked.
+    let location: String
+    let close: @Sendable () async -> Void
+
+    static func open(_ config: AppConfig, logger: Logger) async throws -> OpenedStore {
+        if config.ephemeral {
+            let store = try SQLiteStore()
+            return OpenedStore(store: store, location: "in memory (--ephemeral)") { try? store.close() }
+        }
+        if let text = config.storeURL {
+            let url = try PostgresStoreURL(text)
+            let store = try await PostgresStore(url: url, logger: logger)
+            return OpenedStore(store: store, location: "\(url.masked) (schema \(url.schema))") { await store.close() }
+        }
+        let store = try SQLiteStore(path: config.dataPath)
+        return OpenedStore(store: store, location: config.dataPath) { try? store.close() }
+    }
+}
