@@ -1,6 +1,7 @@
 import AuthEmulator
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import PostgresNIO
 
@@ -15,28 +16,48 @@ enum Bind {
 }
 
 /// One pooled connection, used synchronously from a thread of the store's thread pool (never an
-/// event loop): each query waits for its result, so the domain's synchronous transaction bodies
-/// run unchanged.
+/// event loop): each query waits for its result (at most `queryTimeout`), so the domain's
+/// synchronous transaction bodies run unchanged.
 struct PostgresSession {
     let connection: PostgresConnection
     let logger: Logger
 
+    /// How long one query may take. A connection that does not answer in time (a server gone
+    /// mid-query) is closed, so that neither this thread nor the pool waits on it for ever.
+    static let queryTimeout: TimeInterval = 5
+
     /// The rows of a query.
     func rows(_ sql: String, _ binds: [Bind] = []) throws -> [PostgresRow] {
-        try connection.query(Self.query(sql, binds), logger: logger).wait().rows
+        try result(sql, binds).rows
     }
 
     /// Runs a statement; returns how many rows it changed.
     @discardableResult
     func execute(_ sql: String, _ binds: [Bind] = []) throws -> Int {
-        try connection.query(Self.query(sql, binds), logger: logger).wait().metadata.rows ?? 0
+        try result(sql, binds).metadata.rows ?? 0
+    }
+
+    private func result(_ sql: String, _ binds: [Bind]) throws -> PostgresQueryResult {
+        let future = connection.query(Self.query(sql, binds), logger: logger)
+        let answered = DispatchSemaphore(value: 0)
+        let outcome = NIOLockedValueBox<Result<PostgresQueryResult, any Error>?>(nil)
+        future.whenComplete { result in
+            outcome.withLockedValue { $0 = result }
+            answered.signal()
+        }
+        guard answered.wait(timeout: .now() + Self.queryTimeout) == .success,
+            let result = outcome.withLockedValue({ $0 })
+        else {
+            connection.close().whenComplete { _ in }
+            throw AuthError.storeUnavailable("PostgreSQL did not answer within \(Int(Self.queryTimeout)) s")
+        }
+        return try result.get()
     }
 
     /// Commits; a transaction the server had already aborted (it answers ROLLBACK) is an error,
     /// never an acknowledgement.
     func commit() throws {
-        let result = try connection.query("COMMIT", logger: logger).wait()
-        guard result.metadata.command == "COMMIT" else {
+        guard try result("COMMIT", []).metadata.command == "COMMIT" else {
             throw AuthError.storeUnavailable("PostgreSQL rolled the transaction back")
         }
     }

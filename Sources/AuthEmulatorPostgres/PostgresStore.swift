@@ -20,7 +20,9 @@ public final class PostgresStore: AuthStore {
     private let handlers = NIOLockedValueBox<[@Sendable (StoreChange) -> Void]>([])
 
     /// How long a request waits for a connection and its transaction before answering 503.
-    static let deadline: Duration = .seconds(10)
+    static let deadline: Duration = .seconds(5)
+    /// How long `/readyz` waits for `SELECT 1`.
+    static let readinessDeadline: Duration = .seconds(2)
     /// A write that keeps losing serialization conflicts gives up (503) after this many runs.
     static let maximumRuns = 30
 
@@ -87,7 +89,7 @@ public final class PostgresStore: AuthStore {
     }
 
     public func isReady() async -> Bool {
-        (try? await session { try $0.value(Int32.self, "SELECT 1") }) == 1
+        (try? await session(deadline: Self.readinessDeadline) { try $0.value(Int32.self, "SELECT 1") }) == 1
     }
 
     public func observeChanges(_ handler: @escaping @Sendable (StoreChange) -> Void) {
@@ -103,10 +105,12 @@ public final class PostgresStore: AuthStore {
 
     /// Runs `work` on a pool thread with a pooled connection, within `deadline`; failures to reach
     /// the database become 503 `UNAVAILABLE`.
-    func session<T: Sendable>(_ work: @escaping @Sendable (PostgresSession) throws -> T) async throws -> T {
+    func session<T: Sendable>(
+        deadline: Duration = PostgresStore.deadline, _ work: @escaping @Sendable (PostgresSession) throws -> T
+    ) async throws -> T {
         let (client, threads, logger) = (self.client, self.threads, self.logger)
         do {
-            return try await Self.within(Self.deadline) {
+            return try await Self.within(deadline) {
                 try await client.withConnection { connection in
                     try await threads.runIfActive { try work(PostgresSession(connection: connection, logger: logger)) }
                 }
@@ -116,20 +120,21 @@ public final class PostgresStore: AuthStore {
         }
     }
 
+    /// `work`'s result, or 503 after `limit`. The work is not waited for past the limit (a task
+    /// group would wait for it): it is cancelled, and finishes on its own.
     private static func within<T: Sendable>(_ limit: Duration, _ work: @escaping @Sendable () async throws -> T)
         async throws -> T
     {
-        try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask { try await work() }
-            group.addTask {
-                try await Task.sleep(for: limit)
-                return nil
+        let outcome = FirstOutcome<T>()
+        return try await withCheckedThrowingContinuation { continuation in
+            outcome.waiting(continuation)
+            let worker = Task { outcome.finish(await Result(catching: work)) }
+            Task {
+                try? await Task.sleep(for: limit)
+                if outcome.finish(.failure(AuthError.storeUnavailable("PostgreSQL did not answer within \(limit)"))) {
+                    worker.cancel()
+                }
             }
-            defer { group.cancelAll() }
-            guard let first = try await group.next(), let value = first else {
-                throw AuthError.storeUnavailable("PostgreSQL did not answer within \(limit)")
-            }
-            return value
         }
     }
 
@@ -164,5 +169,32 @@ public final class PostgresStore: AuthStore {
     ) {
         let current = handlers.withLockedValue { $0 }
         for change in changes { for handler in current { handler(change) } }
+    }
+}
+
+/// Resumes a continuation with whichever outcome comes first.
+final class FirstOutcome<T: Sendable>: Sendable {
+    private let state = NIOLockedValueBox<(CheckedContinuation<T, any Error>?, done: Bool)>((nil, false))
+
+    func waiting(_ continuation: CheckedContinuation<T, any Error>) {
+        state.withLockedValue { $0.0 = continuation }
+    }
+
+    /// True when this outcome was the first.
+    @discardableResult
+    func finish(_ result: Result<T, any Error>) -> Bool {
+        let continuation = state.withLockedValue { state -> CheckedContinuation<T, any Error>? in
+            guard !state.done else { return nil }
+            state.done = true
+            return state.0
+        }
+        continuation?.resume(with: result)
+        return continuation != nil
+    }
+}
+
+extension Result where Failure == any Error {
+    init(catching body: () async throws -> Success) async {
+        do { self = .success(try await body()) } catch { self = .failure(error) }
     }
 }

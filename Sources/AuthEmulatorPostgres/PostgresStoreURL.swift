@@ -82,7 +82,8 @@ public struct PostgresStoreURL: Sendable, CustomStringConvertible {
         case "require": return .require(unverified)
         case "verify-full": return .require(.makeClientConfiguration())
         default:
-            throw StoreOpenError("store URL: sslmode must be disable, prefer, require or verify-full, got \(mode ?? "")")
+            throw StoreOpenError(
+                "store URL: sslmode must be disable, prefer, require or verify-full, got \(mode ?? "")")
         }
     }
 }

@@ -149,7 +149,8 @@ final class PostgresTransaction: StoreTransaction {
         let binds = scoped(scope) + [.text(localId)]
         try session.execute(
             "DELETE FROM federated_ids WHERE project_id = $1 AND tenant_id = $2 AND local_id = $3", binds)
-        return try session.execute("DELETE FROM users WHERE project_id = $1 AND tenant_id = $2 AND local_id = $3", binds)
+        return try session.execute(
+            "DELETE FROM users WHERE project_id = $1 AND tenant_id = $2 AND local_id = $3", binds)
             > 0
     }
 
@@ -175,7 +176,8 @@ final class PostgresTransaction: StoreTransaction {
 
     func countUsers(_ scope: Scope) throws -> Int {
         Int(
-            try session.value(Int64.self, "SELECT COUNT(*) FROM users WHERE project_id = $1 AND tenant_id = $2", scoped(scope))
+            try session.value(
+                Int64.self, "SELECT COUNT(*) FROM users WHERE project_id = $1 AND tenant_id = $2", scoped(scope))
                 ?? 0)
     }
 

@@ -170,7 +170,6 @@ extension Database {
     }
 }
 
-
 extension SQLiteStore {
     /// Marks a database as migrated by an unknown (newer) version; for tests of the refusal.
     public static func recordMigrationForTesting(path: String, identifier: String) throws {

@@ -32,7 +32,8 @@ struct ConfigLayer {
 
     /// Every key the file and the environment accept (environment: `AUTHEMU_` + upper case).
     static let keys = [
-        "host", "port", "project", "data", "ephemeral", "store", "admin_token", "max_body_bytes", "public_url", "log_level",
+        "host", "port", "project", "data", "ephemeral", "store", "admin_token", "max_body_bytes", "public_url",
+        "log_level",
         "log_format", "shutdown_timeout_seconds", "token_signing", "functions_ca_file",
     ]
 
@@ -121,7 +122,8 @@ struct ConfigLayer {
         }
         guard text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") else {
             throw ConfigError(
-                description: "\(source): key 'store' must be sqlite:PATH or postgres://user:password@host:port/database")
+                description: "\(source): key 'store' must be sqlite:PATH or postgres://user:password@host:port/database"
+            )
         }
         do {
             _ = try PostgresStoreURL(text)

@@ -1,8 +1,8 @@
 import ArgumentParser
 import AuthEmulator
 import AuthEmulatorHTTP
-import Logging
 import Foundation
+import Logging
 
 /// Options naming the database and project, shared by `export`, `import` and `reset`.
 struct StoreOptions: ParsableArguments {

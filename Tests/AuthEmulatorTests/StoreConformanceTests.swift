@@ -2,173 +2,64 @@ import AuthEmulator
 import Foundation
 import Testing
 
+@testable import AuthEmulatorPostgres
 @testable import AuthEmulatorSQLite
 
-/// One suite every store must pass (Dex-style), run on file and in-memory SQLite.
+/// `runStoreConformance` against each backend, and what is particular to each.
 @Suite("Store conformance")
 struct StoreConformanceTests {
-    static func stores() throws -> [(String, SQLiteStore)] {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authemu-\(UUID().uuidString)")
-        return [
-            ("memory", try SQLiteStore()),
-            ("file", try SQLiteStore(path: directory.appendingPathComponent("s.sqlite").path)),
-        ]
+    /// Set by scripts/test to the throwaway server it starts (scripts/test-postgres).
+    static let postgresURL = ProcessInfo.processInfo.environment["AUTHEMU_TEST_POSTGRES_URL"]
+
+    static func temporaryPath() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("authemu-\(UUID().uuidString)/s.sqlite").path
     }
 
-    @Test("users: save, find by id/email/phone/federated id, list in order, delete")
-    func users() async throws {
-        for (name, store) in try Self.stores() {
-            let scope = Scope(projectId: "p")
-            let tenant = Scope(projectId: "p", tenantId: "t")
-            try await store.write { tx in
-                for id in ["c", "a", "b"] {
-                    var user = UserRecord(localId: id)
-                    user.email = "\(id)@Example.com"
-                    user.phoneNumber = "+1555000000\(id == "a" ? 1 : 2)"
-                    user.providerUserInfo = [
-                        ProviderUserInfo(providerId: "google.com", rawId: "g-\(id)", email: "Shared@Idp.com")
-                    ]
-                    try tx.save(scope, user)
-                }
-                try tx.save(tenant, UserRecord(localId: "a"))
-            }
-            let found = try await store.read { tx in
-                (
-                    try tx.user(scope, localId: "a")?.localId,
-                    try tx.users(scope, email: "B@EXAMPLE.COM").map(\.localId),
-                    try tx.user(scope, phoneNumber: "+15550000001")?.localId,
-                    try tx.user(scope, providerId: "google.com", rawId: "g-c")?.localId,
-                    try tx.listUsers(scope, after: "a", limit: 1, descending: false).map(\.localId),
-                    try tx.listUsers(scope, after: nil, limit: nil, descending: true).map(\.localId),
-                    try tx.countUsers(tenant), try tx.user(tenant, localId: "b")?.localId
-                )
-            }
-            #expect(found.0 == "a", "\(name)")
-            #expect(found.1 == ["b"], "\(name)")
-            #expect(found.2 == "a", "\(name)")
-            #expect(found.3 == "c", "\(name)")
-            #expect(found.4 == ["b"], "\(name)")
-            #expect(found.5 == ["c", "b", "a"], "\(name)")
-            #expect(found.6 == 1, "\(name)")
-            #expect(found.7 == nil, "\(name)")
-            let deleted = try await store.write { tx in
-                (try tx.deleteUser(scope, localId: "c"), try tx.deleteUser(scope, localId: "c"))
-            }
-            #expect(deleted.0 == true && deleted.1 == false, "\(name)")
-            let gone = try await store.read { tx in try tx.user(scope, providerId: "google.com", rawId: "g-c") }
-            #expect(gone == nil, "\(name)")
-            let linked = try await store.read { tx in
-                (
-                    try tx.users(scope, providerEmail: "shared@IDP.com").map(\.localId),
-                    try tx.users(scope, providerId: "google.com", limit: 1).map(\.localId),
-                    try tx.users(tenant, providerEmail: "shared@idp.com").map(\.localId)
-                )
-            }
-            #expect(linked.0 == ["a", "b"], "\(name)")
-            #expect(linked.1 == ["a"], "\(name)")
-            #expect(linked.2 == [], "\(name)")
-        }
+    /// A store on the test server, in a schema of its own (so every check starts empty).
+    static func postgres(schema: String) async throws -> PostgresStore {
+        let base = try #require(postgresURL)
+        let separator = base.contains("?") ? "&" : "?"
+        return try await PostgresStore(
+            url: PostgresStoreURL("\(base)\(separator)schema=\(schema)&pool=4"), logger: .init(label: "test"))
     }
 
-    @Test("a sign-in stamp changes only the timestamps; reads after any write see the stored record")
-    func signInStampAndRereads() async throws {
-        for (name, store) in try Self.stores() {
-            let scope = Scope(projectId: "p")
-            let tenant = Scope(projectId: "p", tenantId: "t")
-            try await store.write { tx in
-                var user = UserRecord(localId: "u")
-                user.email = "u@example.com"
-                user.displayName = "Top"
-                user.customAttributes = #"{"role":"admin","n":1.5}"#
-                user.passwordHash = "aGFzaA=="
-                user.salt = "c2FsdA=="
-                user.providerUserInfo = [ProviderUserInfo(providerId: "password", rawId: "u@example.com")]
-                user.passwordUpdatedAt = 1_700_000_000_001.5
-                user.mfaInfo = [
-                    MfaEnrollment(mfaEnrollmentId: "p1", displayName: "phone", phoneInfo: "+15550001111"),
-                    MfaEnrollment(mfaEnrollmentId: "t1", totpInfo: .object([:]), totpSecret: "JBSWY3DPEHPK3PXP"),
-                ]
-                try tx.save(scope, user)
-                user.displayName = "Tenant"
-                try tx.save(tenant, user)
-            }
-            // Read (and so cache) both, then stamp a sign-in on the top-level one.
-            _ = try await store.read { tx in (try tx.user(scope, localId: "u"), try tx.user(tenant, localId: "u")) }
-            try await store.write { tx in
-                var user = try #require(try tx.users(scope, email: "u@example.com").first)
-                user.lastLoginAt = "1700000000123"
-                user.lastRefreshAt = "2023-11-14T22:13:20.123Z"
-                try tx.saveSessionTimes(scope, user)
-            }
-            let stamped = try await store.read { tx in
-                (try tx.user(scope, localId: "u"), try tx.user(tenant, localId: "u"))
-            }
-            // Listing decodes rows afresh: it must agree with what the lookups answered (records
-            // cached at save and at the stamp included).
-            let listed = try await store.read { tx in try tx.listUsers(scope, after: nil, limit: nil, descending: false)
-            }
-            #expect(listed == [stamped.0].compactMap { $0 }, "\(name)")
-            #expect(stamped.0?.lastLoginAt == "1700000000123", "\(name)")
-            #expect(stamped.0?.lastRefreshAt == "2023-11-14T22:13:20.123Z", "\(name)")
-            #expect(stamped.0?.displayName == "Top" && stamped.0?.email == "u@example.com", "\(name)")
-            #expect(stamped.1?.displayName == "Tenant" && stamped.1?.lastLoginAt == nil, "\(name)")
-            // A full write after the stamp is what the next read returns.
-            try await store.write { tx in
-                var user = try #require(try tx.user(scope, localId: "u"))
-                user.displayName = "Renamed"
-                try tx.save(scope, user)
-            }
-            let renamed = try await store.read { tx in try tx.user(scope, localId: "u") }
-            #expect(renamed?.displayName == "Renamed" && renamed?.lastLoginAt == "1700000000123", "\(name)")
-        }
+    @Test("SQLite in memory passes the store conformance suite")
+    func sqliteInMemory() async throws {
+        try await runStoreConformance(
+            StoreBackend(
+                name: "sqlite memory", make: { .init(store: try SQLiteStore(), openAgain: nil) },
+                announcesChanges: false))
     }
 
-    @Test("a failing write transaction leaves nothing behind")
-    func rollback() async throws {
-        for (name, store) in try Self.stores() {
-            let scope = Scope(projectId: "p")
-            await #expect(throws: AuthError.emailExists) {
-                try await store.write { tx in
-                    try tx.save(scope, UserRecord(localId: "half"))
-                    throw AuthError.emailExists
-                }
-            }
-            let user = try await store.read { tx in try tx.user(scope, localId: "half") }
-            #expect(user == nil, "\(name)")
-        }
+    @Test("a SQLite file passes the store conformance suite, also through two stores on one file")
+    func sqliteFile() async throws {
+        try await runStoreConformance(
+            StoreBackend(
+                name: "sqlite file",
+                make: {
+                    let path = Self.temporaryPath()
+                    return .init(store: try SQLiteStore(path: path), openAgain: { try SQLiteStore(path: path) })
+                }, announcesChanges: false))
     }
 
-    @Test("concurrent writes (run in place or waiting suspended) all land; failing ones leave nothing")
-    func concurrentWrites() async throws {
-        for (name, store) in try Self.stores() {
-            let scope = Scope(projectId: "p")
-            let outcomes = await withTaskGroup(of: Bool.self) { group in
-                for index in 0..<200 {
-                    group.addTask {
-                        do {
-                            try await store.write { tx in
-                                try tx.save(scope, UserRecord(localId: "u\(index)"))
-                                if index % 4 == 0 { throw AuthError.emailExists }
-                            }
-                            return true
-                        } catch {
-                            return false
-                        }
-                    }
-                }
-                return await group.reduce(into: [Bool]()) { $0.append($1) }
-            }
-            #expect(outcomes.filter { $0 }.count == 150, "\(name)")
-            let stored = try await store.read { tx in
-                (0..<200).filter { (try? tx.user(scope, localId: "u\($0)")) != nil }
-            }
-            #expect(stored == (0..<200).filter { $0 % 4 != 0 }, "\(name)")
-        }
+    @Test(
+        "PostgreSQL passes the store conformance suite, through two stores on one database",
+        .enabled(if: postgresURL != nil, "AUTHEMU_TEST_POSTGRES_URL is not set (scripts/test sets it)"))
+    func postgresDatabase() async throws {
+        try await runStoreConformance(
+            StoreBackend(
+                name: "postgres",
+                make: {
+                    let schema = "conformance_\(UInt32.random(in: 0...UInt32.max))"
+                    return .init(
+                        store: try await Self.postgres(schema: schema),
+                        openAgain: { try await Self.postgres(schema: schema) })
+                }, announcesChanges: true))
     }
 
     @Test("writes that queue behind a running one commit together; each gets its own result or error")
     func groupCommit() async throws {
-        for (name, store) in try Self.stores() {
+        for (name, store) in [("memory", try SQLiteStore()), ("file", try SQLiteStore(path: Self.temporaryPath()))] {
             let scope = Scope(projectId: "p")
             let started = Flag()
             let gate = DispatchSemaphore(value: 0)
@@ -212,75 +103,6 @@ struct StoreConformanceTests {
         }
     }
 
-    @Test("tenants, configs, OOB codes and IdP configs round-trip")
-    func resources() async throws {
-        for (name, store) in try Self.stores() {
-            let scope = Scope(projectId: "p", tenantId: "t")
-            let code = OobCode(email: "x@y.z", requestType: .verifyEmail, oobCode: "code1", oobLink: "http://l")
-            try await store.write { tx in
-                try tx.saveTenant(projectId: "p", tenantId: "t2", .object(["tenantId": "t2"]))
-                try tx.saveTenant(projectId: "p", tenantId: "t1", .object(["tenantId": "t1"]))
-                try tx.saveProjectConfig(projectId: "p", .object(["a": 1]))
-                try tx.saveOobCode(scope, code)
-                try tx.saveIdpConfig(scope, kind: "oauthIdpConfigs", id: "oidc.a", .object(["clientId": "c"]))
-            }
-            let read = try await store.read { tx in
-                (
-                    try tx.listTenants(projectId: "p", after: nil, limit: nil), try tx.projectConfig(projectId: "p"),
-                    try tx.listOobCodes(scope), try tx.idpConfig(scope, kind: "oauthIdpConfigs", id: "oidc.a")
-                )
-            }
-            #expect(read.0 == [.object(["tenantId": "t1"]), .object(["tenantId": "t2"])], "\(name)")
-            #expect(read.1 == .object(["a": 1]), "\(name)")
-            #expect(read.2 == [code], "\(name)")
-            #expect(read.3 == .object(["clientId": "c"]), "\(name)")
-        }
-    }
-
-    @Test("inspector reads: project ids of every table; users by uid, email, phone or display-name prefix, by uid, paged")
-    func inspectorReads() async throws {
-        for (name, store) in try Self.stores() {
-            let scope = Scope(projectId: "p")
-            try await store.write { tx in
-                for (id, email, phone) in [
-                    ("u3", "zed@example.com", "+15550003"), ("u1", "amy@example.com", "+15550001"),
-                    ("x9", "amos@example.com", "+44700900"),
-                ] {
-                    var user = UserRecord(localId: id)
-                    user.email = email
-                    user.phoneNumber = phone
-                    try tx.save(scope, user)
-                }
-                var named = UserRecord(localId: "d1")
-                named.displayName = "Zelda Smith"
-                try tx.save(scope, named)
-                try tx.save(Scope(projectId: "q", tenantId: "t"), UserRecord(localId: "only"))
-                try tx.saveProjectConfig(projectId: "c", .object([:]))
-            }
-            #expect(try await store.read { tx in try tx.projectIds() } == ["c", "p", "q"], "\(name)")
-            let byEmail = try await store.read { tx in try tx.searchUsers(scope, prefix: "AM", after: nil, limit: 10) }
-            #expect(byEmail.map(\.localId) == ["u1", "x9"], "\(name)")
-            let byUid = try await store.read { tx in try tx.searchUsers(scope, prefix: "u", after: nil, limit: 10) }
-            #expect(byUid.map(\.localId) == ["u1", "u3"], "\(name)")
-            let byPhone = try await store.read { tx in try tx.searchUsers(scope, prefix: "+1555", after: "u1", limit: 1)
-            }
-            #expect(byPhone.map(\.localId) == ["u3"], "\(name)")
-            let byName = try await store.read { tx in try tx.searchUsers(scope, prefix: "zEL", after: nil, limit: 10) }
-            #expect(byName.map(\.localId) == ["d1"], "\(name)")
-        }
-    }
-
-    @Test("the clock offset: 0 until saved, then what was saved, replaced by the next save")
-    func clockOffset() async throws {
-        for (name, store) in try Self.stores() {
-            #expect(try await store.read { tx in try tx.clockOffset() } == 0, "\(name)")
-            try await store.write { tx in try tx.saveClockOffset(3601.5) }
-            #expect(try await store.read { tx in try tx.clockOffset() } == 3601.5, "\(name)")
-            try await store.write { tx in try tx.saveClockOffset(-60) }
-            #expect(try await store.read { tx in try tx.clockOffset() } == -60, "\(name)")
-        }
-    }
-
     @Test("a file from a newer authemu is refused and not modified")
     func newerSchemaRefused() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("authemu-\(UUID().uuidString).sqlite")
@@ -292,6 +114,38 @@ struct StoreConformanceTests {
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
         #expect(throws: StoreOpenError.self) { try SQLiteStore(path: path) }
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+    }
+
+    @Test(
+        "a PostgreSQL schema from a newer authemu is refused and not modified; URLs are checked and masked",
+        .enabled(if: postgresURL != nil, "AUTHEMU_TEST_POSTGRES_URL is not set (scripts/test sets it)"))
+    func postgresNewerSchemaRefused() async throws {
+        let schema = "newer_\(UInt32.random(in: 0...UInt32.max))"
+        let store = try await Self.postgres(schema: schema)
+        try await store.write { tx in try tx.save(Scope(projectId: "p"), UserRecord(localId: "kept")) }
+        try await store.session { session in
+            try session.execute(
+                "INSERT INTO \(schema).authemu_migrations (identifier) VALUES ('pg999-from-the-future')")
+        }
+        await store.close()
+        do {
+            _ = try await Self.postgres(schema: schema)
+            Issue.record("a newer schema was opened")
+        } catch let error as StoreOpenError {
+            #expect(error.description.contains("written by a newer authemu (migration \"pg999-from-the-future\")"))
+        }
+        let again = try await Self.postgres(schema: "\(schema)_other")
+        let kept = try await again.session { session in
+            try session.value(Int64.self, "SELECT COUNT(*) FROM \(schema).users")
+        }
+        #expect(kept == 1)
+        await again.close()
+        let url = try PostgresStoreURL("postgres://u:s3cret@db.example:6543/auth?schema=ci_a&sslmode=require&pool=8")
+        #expect(url.masked == "postgres://u:***@db.example:6543/auth?schema=ci_a&sslmode=require&pool=8")
+        #expect(url.schema == "ci_a" && url.poolSize == 8)
+        #expect(throws: StoreOpenError.self) { try PostgresStoreURL("postgres://h/db?schema=Bad-Name") }
+        #expect(throws: StoreOpenError.self) { try PostgresStoreURL("postgres://h/db?sslmode=sometimes") }
+        #expect(throws: StoreOpenError.self) { try PostgresStoreURL("mysql://h/db") }
     }
 }
 

@@ -25,10 +25,11 @@ def free_port():
 class Daemon:
     """One authemu process; restartable on the same data file."""
 
-    def __init__(self, tmp_path, ephemeral=True, extra=()):
+    def __init__(self, tmp_path, ephemeral=True, extra=(), store=None):
         self.port = free_port()
         self.data = tmp_path / "state.sqlite"
         self.ephemeral = ephemeral
+        self.store = store
         self.extra = list(extra)
         self.proc = None
         self.log = tmp_path / "authemu.log"
@@ -39,7 +40,10 @@ class Daemon:
 
     def start(self):
         args = [BINARY, "serve", "--port", str(self.port), "--project", PROJECT] + self.extra
-        args += ["--ephemeral"] if self.ephemeral else ["--data", str(self.data)]
+        if self.store:
+            args += ["--store", self.store]
+        else:
+            args += ["--ephemeral"] if self.ephemeral else ["--data", str(self.data)]
         self.proc = subprocess.Popen(args, stdout=open(self.log, "ab"), stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:

@@ -1,0 +1,174 @@
+import Foundation
+import Testing
+
+@testable import AuthEmulator
+
+extension StoreChecks {
+    static func sms(
+        _ phone: String, _ session: String, purpose: SmsPurpose = .signIn, scope: Scope = Scope(projectId: "p"),
+        ip: String? = "10.0.0.1", sentAt: Double = 1_700_000_000
+    ) -> SmsMessage {
+        SmsMessage(
+            id: 0, projectId: scope.projectId, tenantId: scope.tenantId, phoneNumber: phone, code: "123456",
+            text: "code", purpose: purpose, usedFor: nil, sessionInfo: session,
+            sentAt: Date(timeIntervalSince1970: sentAt), expiresAt: Date(timeIntervalSince1970: sentAt + 300),
+            status: .pending, testNumber: false, attempts: 0, verificationPath: "none", localId: nil,
+            mfaEnrollmentId: nil, clientIP: ip)
+    }
+
+    static func smsOutbox(_ store: any AuthStore, _ label: Comment) async throws {
+        let scope = Scope(projectId: "p")
+        let tenant = Scope(projectId: "p", tenantId: "t")
+        let stored = try await store.write { tx in
+            [
+                try tx.insertSms(sms("+15550001", "s1", sentAt: 1_700_000_000)),
+                try tx.insertSms(sms("+15550001", "s2", purpose: .mfaSignIn, sentAt: 1_700_000_100)),
+                try tx.insertSms(sms("+15550002", "s3", ip: "10.0.0.2", sentAt: 1_700_000_200)),
+                try tx.insertSms(sms("+15550001", "s4", scope: tenant, sentAt: 1_700_000_300)),
+            ]
+        }
+        let ids = stored.map(\.id)
+        #expect(ids == ids.sorted() && Set(ids).count == 4 && ids[0] > 0, label)
+        try await store.write { tx in
+            var used = stored[0]
+            used.status = .used
+            used.attempts = 2
+            try tx.updateSms(used)
+        }
+        let read = try await store.read { tx in
+            (
+                try tx.sms(sessionInfo: "s1"), try tx.listSms(scope, SmsQuery()).map(\.sessionInfo),
+                try tx.listSms(scope, SmsQuery(phoneNumber: "+15550001")).map(\.sessionInfo),
+                try tx.listSms(scope, SmsQuery(purpose: .mfaSignIn)).map(\.sessionInfo),
+                try tx.listSms(scope, SmsQuery(afterId: ids[0], limit: 1)).map(\.sessionInfo),
+                try tx.listSms(scope, SmsQuery(statuses: [.pending])).map(\.sessionInfo),
+                try tx.listSms(tenant, SmsQuery()).map(\.sessionInfo),
+                try tx.countSms(phoneNumber: "+15550001", since: Date(timeIntervalSince1970: 1_700_000_050)),
+                try tx.countSms(clientIP: "10.0.0.1", since: Date(timeIntervalSince1970: 0)),
+                try tx.sms(sessionInfo: "missing")
+            )
+        }
+        #expect(read.0?.status == .used && read.0?.attempts == 2 && read.0?.id == ids[0], label)
+        #expect(read.0?.sentAt == Date(timeIntervalSince1970: 1_700_000_000), label)
+        #expect(read.1 == ["s1", "s2", "s3"], label)
+        #expect(read.2 == ["s1", "s2"], label)
+        #expect(read.3 == ["s2"], label)
+        #expect(read.4 == ["s2"], label)
+        #expect(read.5 == ["s2", "s3"], label)
+        #expect(read.6 == ["s4"], label)
+        #expect(read.7 == 2, label)
+        #expect(read.8 == 3, label)
+        #expect(read.9 == nil, label)
+        try await store.write { tx in try tx.deleteAllSms(scope) }
+        let left = try await store.read { tx in (try tx.listSms(scope, SmsQuery()), try tx.listSms(tenant, SmsQuery()))
+        }
+        #expect(left.0.isEmpty && left.1.count == 1, label)
+    }
+
+    static func proofsAndTotpSessions(_ store: any AuthStore, _ label: Comment) async throws {
+        let proof = TemporaryProof(
+            proof: "proof-1", projectId: "p", tenantId: "t", phoneNumber: "+15550001",
+            expiresAt: Date(timeIntervalSince1970: 1_700_000_000))
+        let enrollment = TotpEnrollmentSession(
+            sessionInfo: "totp-1", projectId: "p", tenantId: nil, localId: "u", secret: "JBSWY3DPEHPK3PXP",
+            expiresAt: Date(timeIntervalSince1970: 1_700_000_600))
+        try await store.write { tx in
+            try tx.saveTemporaryProof(proof)
+            try tx.saveTotpSession(enrollment)
+            var replaced = enrollment
+            replaced.secret = "KRSXG5CTMVRXEZLU"
+            try tx.saveTotpSession(replaced)
+        }
+        let read = try await store.read { tx in
+            (try tx.temporaryProof("proof-1"), try tx.totpSession("totp-1"), try tx.temporaryProof("other"))
+        }
+        #expect(read.0 == proof, label)
+        #expect(read.1?.secret == "KRSXG5CTMVRXEZLU" && read.1?.localId == "u", label)
+        #expect(read.2 == nil, label)
+        try await store.write { tx in
+            try tx.deleteTemporaryProof("proof-1")
+            try tx.deleteTotpSession("totp-1")
+        }
+        let gone = try await store.read { tx in (try tx.temporaryProof("proof-1"), try tx.totpSession("totp-1")) }
+        #expect(gone.0 == nil && gone.1 == nil, label)
+    }
+
+    static func appVerification(_ store: any AuthStore, _ label: Comment) async throws {
+        let scope = Scope(projectId: "p")
+        let credential = IssuedCredential(
+            token: "tok", kind: .recaptchaV2, projectId: "p", tenantId: nil, secret: nil, appToken: nil, valid: true,
+            createdAt: Date(timeIntervalSince1970: 1_700_000_000))
+        let push = ApnsPush(
+            id: 0, projectId: "p", tenantId: nil, deviceToken: "device", isSandbox: true, receipt: "r1", secret: "s1",
+            sentAt: Date(timeIntervalSince1970: 1_700_000_000))
+        let pushes = try await store.write { tx in
+            try tx.saveCredential(credential)
+            var invalid = credential
+            invalid.valid = false
+            try tx.saveCredential(invalid)
+            try tx.setFault(scope, .credential, count: 2)
+            var other = push
+            other.tenantId = "t"
+            return [try tx.insertPush(push), try tx.insertPush(push), try tx.insertPush(other)]
+        }
+        #expect(pushes[0].id < pushes[1].id && pushes[1].id < pushes[2].id, label)
+        let read = try await store.read { tx in
+            (
+                try tx.credential("tok")?.valid, try tx.credential("none"),
+                try tx.listPushes(scope, afterId: nil, limit: nil),
+                try tx.listPushes(scope, afterId: pushes[0].id, limit: 5).map(\.id),
+                try tx.listPushes(scope, afterId: nil, limit: 1).map(\.id)
+            )
+        }
+        #expect(read.0 == false && read.1 == nil, label)
+        #expect(read.2 == [pushes[0], pushes[1]], label)
+        #expect(read.3 == [pushes[1].id] && read.4 == [pushes[0].id], label)
+        let taken = try await store.write { tx in
+            [
+                try tx.takeFault(scope, .credential), try tx.takeFault(scope, .credential),
+                try tx.takeFault(scope, .credential), try tx.takeFault(scope, .apnsPush),
+            ]
+        }
+        #expect(taken == [true, true, false, false], label)
+        try await store.write { tx in try tx.deletePushes(scope) }
+        let left = try await store.read { tx in
+            (
+                try tx.listPushes(scope, afterId: nil, limit: nil).count,
+                try tx.listPushes(Scope(projectId: "p", tenantId: "t"), afterId: nil, limit: nil).count
+            )
+        }
+        #expect(left.0 == 0 && left.1 == 1, label)
+    }
+
+    static func signingKeys(_ store: any AuthStore, _ label: Comment) async throws {
+        #expect(try await store.read { tx in try tx.signingKey() } == nil, label)
+        let old = StoredSigningKey(kid: "old", privateKeyPEM: "a", certificatePEM: "b", createdAt: 1_700_000_000)
+        let new = StoredSigningKey(kid: "new", privateKeyPEM: "c", certificatePEM: "d", createdAt: 1_700_000_100)
+        try await store.write { tx in
+            try tx.saveSigningKey(new)
+            try tx.saveSigningKey(old)
+        }
+        #expect(try await store.read { tx in try tx.signingKey() } == new, label)
+    }
+
+    static func countsAndPasskeys(_ store: any AuthStore, _ label: Comment) async throws {
+        try await store.write { tx in
+            var user = UserRecord(localId: "pk")
+            user.passkeyInfo = [PasskeyInfo(credentialId: "cred-1", name: "key")]
+            try tx.save(Scope(projectId: "p"), user)
+            try tx.save(Scope(projectId: "p", tenantId: "b"), UserRecord(localId: "x"))
+            try tx.save(Scope(projectId: "p", tenantId: "a"), UserRecord(localId: "y"))
+            try tx.save(Scope(projectId: "q"), UserRecord(localId: "z"))
+        }
+        let read = try await store.read { tx in
+            (
+                try tx.countAllUsers(), try tx.tenantsWithUsers(projectId: "p"),
+                try tx.user(Scope(projectId: "p"), passkeyCredentialId: "cred-1")?.localId,
+                try tx.user(Scope(projectId: "q"), passkeyCredentialId: "cred-1")
+            )
+        }
+        #expect(read.0 == 4, label)
+        #expect(read.1 == [nil, "a", "b"], label)
+        #expect(read.2 == "pk" && read.3 == nil, label)
+    }
+}

@@ -1,0 +1,268 @@
+"""Two daemons on one PostgreSQL database (the server scripts/test starts): one truth."""
+import concurrent.futures
+import os
+import signal
+import subprocess
+import threading
+import time
+import uuid
+
+import pytest
+import requests
+
+from conftest import BINARY, PROJECT, ROOT, Api, Daemon, error_message
+from test_mfa import totp, v2, verified_email_user
+
+URL = os.environ.get("AUTHEMU_TEST_POSTGRES_URL")
+SERVER_DIR = os.environ.get("AUTHEMU_TEST_POSTGRES_DIR")
+ROOT_SCRIPT = str(ROOT / "scripts" / "test-postgres")
+pytestmark = pytest.mark.skipif(not URL, reason="AUTHEMU_TEST_POSTGRES_URL is not set (scripts/test sets it)")
+
+
+def store_url(schema):
+    return f"{URL}{'&' if '?' in URL else '?'}schema={schema}"
+
+
+@pytest.fixture
+def pair(tmp_path):
+    """Daemons A and B on one new schema."""
+    schema = f"e2e_{uuid.uuid4().hex[:12]}"
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    first = Daemon(tmp_path / "a", store=store_url(schema)).start()
+    second = Daemon(tmp_path / "b", store=store_url(schema)).start()
+    yield Api(first.base), Api(second.base), first, second
+    first.stop()
+    second.stop()
+
+
+def sign_up(api, email, password="secret123"):
+    return api.v1("accounts:signUp", {"email": email, "password": password, "returnSecureToken": True})
+
+
+def outbox(api, **params):
+    return requests.get(f"{api.base}/emulator/v1/projects/{PROJECT}/smsMessages", params=params,
+                        timeout=40).json()["smsMessages"]
+
+
+def patch_config(api, body, mask):
+    response = api.admin("PATCH", f"v2/projects/{PROJECT}/config", body, params={"updateMask": mask})
+    assert response.status_code == 200, response.text
+
+
+def within(seconds, check):
+    """Polls `check` until it is true; returns how long it took (fails after `seconds`)."""
+    started = time.monotonic()
+    while not check():
+        assert time.monotonic() - started < seconds, f"not within {seconds} s"
+        time.sleep(0.02)
+    return time.monotonic() - started
+
+
+def test_an_account_created_on_a_signs_in_on_b(pair):
+    a, b, *_ = pair
+    created = sign_up(a, "one@example.com").json()
+    signed_in = b.v1("accounts:signInWithPassword", {"email": "one@example.com", "password": "secret123",
+                                                     "returnSecureToken": True})
+    assert signed_in.status_code == 200, signed_in.text
+    assert signed_in.json()["localId"] == created["localId"]
+    refreshed = requests.post(f"{b.base}/securetoken.googleapis.com/v1/token", params={"key": "k"},
+                              data={"grant_type": "refresh_token", "refresh_token": created["refreshToken"]})
+    assert refreshed.json()["user_id"] == created["localId"]
+    assert error_message(sign_up(b, "one@example.com")) == "EMAIL_EXISTS"
+
+
+def test_config_and_tenant_changes_on_a_apply_on_b_within_a_second(pair):
+    a, b, *_ = pair
+    # B reads (and caches) the settings first.
+    assert b.v1("accounts:sendVerificationCode", {"phoneNumber": "+15555550161"}).status_code == 200
+    patch_config(a, {"signIn": {"phoneNumber": {"testPhoneNumbers": {"+15555550162": "654321"}}}},
+                 "signIn.phoneNumber.testPhoneNumbers")
+
+    def test_number_applies():
+        b.v1("accounts:sendVerificationCode", {"phoneNumber": "+15555550162"})
+        sent = outbox(b, phoneNumber="+15555550162")
+        return bool(sent) and sent[-1]["code"] == "654321"
+    assert within(1.0, test_number_applies) < 1.0
+
+    tenant = a.admin("POST", f"v2/projects/{PROJECT}/tenants", {"displayName": "shared", "allowPasswordSignup": True})
+    tenant_id = tenant.json()["name"].split("/")[-1]
+    assert b.v1("accounts:signUp", {"email": "t@example.com", "password": "secret123", "tenantId": tenant_id}
+                ).status_code == 200
+    changed = a.admin("PATCH", f"v2/projects/{PROJECT}/tenants/{tenant_id}", {"allowPasswordSignup": False},
+                      params={"updateMask": "allowPasswordSignup"})
+    assert changed.status_code == 200, changed.text
+
+    def refused():
+        answer = b.v1("accounts:signUp", {"email": f"{uuid.uuid4().hex[:8]}@example.com", "password": "secret123",
+                                          "tenantId": tenant_id})
+        return answer.status_code == 400 and error_message(answer) == "OPERATION_NOT_ALLOWED"
+    assert within(1.0, refused) < 1.0
+
+
+def test_an_sms_sent_through_a_wakes_a_long_poll_on_b(pair):
+    a, b, first, second = pair
+    result = {}
+
+    def reader():
+        result["messages"] = outbox(b, phoneNumber="+15555550163", wait=10)
+        result["at"] = time.monotonic()
+
+    thread = threading.Thread(target=reader)
+    thread.start()
+    time.sleep(0.3)  # the reader must be parked in B's long-poll before A sends
+    sent_at = time.monotonic()
+    assert a.v1("accounts:sendVerificationCode", {"phoneNumber": "+15555550163"}).status_code == 200
+    thread.join(timeout=15)
+    assert [m["phoneNumber"] for m in result["messages"]] == ["+15555550163"]
+    assert result["at"] - sent_at < 1.0
+
+    command = subprocess.Popen([BINARY, "codes", "--url", second.base, "--project", PROJECT,
+                                "--phone", "+15555550164", "--wait", "10"], stdout=subprocess.PIPE, text=True)
+    time.sleep(0.3)
+    sent_at = time.monotonic()
+    assert a.v1("accounts:sendVerificationCode", {"phoneNumber": "+15555550164"}).status_code == 200
+    out, _ = command.communicate(timeout=15)
+    assert time.monotonic() - sent_at < 1.5
+    assert out.strip() == outbox(a, phoneNumber="+15555550164")[-1]["code"]
+
+
+def test_the_same_email_signed_up_on_both_gives_one_account(pair):
+    a, b, *_ = pair
+    with concurrent.futures.ThreadPoolExecutor(max_workers=16) as pool:
+        answers = list(pool.map(lambda i: sign_up(a if i % 2 else b, "race@example.com"), range(16)))
+    assert sorted(r.status_code for r in answers) == [200] + [400] * 15
+    assert {error_message(r) for r in answers if r.status_code == 400} == {"EMAIL_EXISTS"}
+    found = a.v1(f"projects/{PROJECT}/accounts:query", {"returnUserInfo": True}, admin=True).json()
+    assert [u["email"] for u in found["userInfo"]] == ["race@example.com"]
+
+
+def test_single_use_codes_lockout_quotas_and_totp_replay_hold_across_daemons(pair):
+    a, b, *_ = pair
+    # Single use: the same code verified on A and B at once signs in once.
+    session = a.v1("accounts:sendVerificationCode", {"phoneNumber": "+15555550165"}).json()["sessionInfo"]
+    code = outbox(a, phoneNumber="+15555550165")[-1]["code"]
+    body = {"sessionInfo": session, "code": code}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=8) as pool:
+        answers = list(pool.map(lambda i: (a if i % 2 else b).v1("accounts:signInWithPhoneNumber", body), range(8)))
+    assert sorted(r.status_code for r in answers) == [200] + [400] * 7
+    assert {error_message(r) for r in answers if r.status_code == 400} == {"INVALID_SESSION_INFO"}
+
+    # Lockout: ten wrong codes at once across both count every attempt; the right code is then refused.
+    session = b.v1("accounts:sendVerificationCode", {"phoneNumber": "+15555550166"}).json()["sessionInfo"]
+    code = outbox(b, phoneNumber="+15555550166")[-1]["code"]
+    wrong = {"sessionInfo": session, "code": "000000" if code != "000000" else "111111"}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=10) as pool:
+        answers = list(pool.map(lambda i: (a if i % 2 else b).v1("accounts:signInWithPhoneNumber", wrong), range(10)))
+    messages = sorted(error_message(r) for r in answers)
+    assert messages == ["INVALID_CODE"] * 4 + ["TOO_MANY_ATTEMPTS_TRY_LATER"] * 6
+    right = a.v1("accounts:signInWithPhoneNumber", {"sessionInfo": session, "code": code})
+    assert error_message(right) == "TOO_MANY_ATTEMPTS_TRY_LATER"
+
+    # Quota: at most 3 SMS an hour to a number, however the requests are spread.
+    patch_config(a, {"emulatorSettings": {"smsQuotaPerNumberPerHour": 3}}, "emulatorSettings.smsQuotaPerNumberPerHour")
+    # B has heard the change once a fourth SMS to another number is refused there.
+    assert within(1.0, lambda: b.v1("accounts:sendVerificationCode", {"phoneNumber": "+15555550168"}
+                                     ).status_code == 400) < 1.0
+    number = {"phoneNumber": "+15555550167"}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=10) as pool:
+        answers = list(pool.map(lambda i: (a if i % 2 else b).v1("accounts:sendVerificationCode", number), range(10)))
+    assert sorted(r.status_code for r in answers) == [200] * 3 + [400] * 7
+    assert {error_message(r) for r in answers if r.status_code == 400} == {
+        "QUOTA_EXCEEDED : Exceeded quota for verifying +15555550167."}
+
+    # TOTP replay: a code used on A is refused on B.
+    patch_config(a, {"mfa": {"state": "ENABLED", "providerConfigs": [
+        {"state": "ENABLED", "totpProviderConfig": {"adjacentIntervals": 5}}]}}, "mfa")
+    user = verified_email_user(a, "totp@example.com")
+    started = v2(a, "mfaEnrollment:start", {"idToken": user["idToken"], "totpEnrollmentInfo": {}}).json()
+    info = started["totpSessionInfo"]
+    finalized = v2(b, "mfaEnrollment:finalize", {"idToken": user["idToken"], "totpVerificationInfo": {
+        "sessionInfo": info["sessionInfo"], "verificationCode": totp(info["sharedSecretKey"])}})
+    assert finalized.status_code == 200, finalized.text
+    later = totp(info["sharedSecretKey"], time.time() + 30)
+    outcomes = []
+    for daemon in (a, b):
+        first = daemon.v1("accounts:signInWithPassword", {"email": "totp@example.com", "password": "secret123"}).json()
+        outcomes.append(v2(daemon, "mfaSignIn:finalize", {
+            "mfaPendingCredential": first["mfaPendingCredential"],
+            "mfaEnrollmentId": first["mfaInfo"][0]["mfaEnrollmentId"],
+            "totpVerificationInfo": {"verificationCode": later}}))
+    assert outcomes[0].status_code == 200, outcomes[0].text
+    assert outcomes[1].status_code == 400 and error_message(outcomes[1]) == "INVALID_CODE"
+
+
+def test_kill_9_of_a_under_load_loses_nothing_it_acknowledged(pair):
+    a, b, first, _ = pair
+    acknowledged = []
+    stop = threading.Event()
+
+    def writer(worker):
+        index = 0
+        while not stop.is_set():
+            email = f"w{worker}-{index}@example.com"
+            try:
+                if sign_up(a, email).status_code == 200:
+                    acknowledged.append(email)
+            except requests.RequestException:
+                return
+            index += 1
+
+    threads = [threading.Thread(target=writer, args=(n,)) for n in range(4)]
+    for thread in threads:
+        thread.start()
+    within(20, lambda: len(acknowledged) >= 100)
+    first.kill(signal.SIGKILL)
+    stop.set()
+    for thread in threads:
+        thread.join(timeout=10)
+    missing = [email for email in list(acknowledged)
+               if b.v1(f"projects/{PROJECT}/accounts:lookup", {"email": [email]}, admin=True).json().get("users") is None]
+    assert len(acknowledged) >= 100 and missing == []
+
+
+@pytest.mark.skipif(not SERVER_DIR, reason="AUTHEMU_TEST_POSTGRES_DIR is not set (scripts/test sets it)")
+def test_postgres_restarted_under_load(pair):
+    """While the server is down: 503 UNAVAILABLE within the 5 s deadline, never a 500, /readyz 503. Then
+    both daemons reconnect by themselves, and every acknowledged write is there."""
+    a, b, *_ = pair
+    acknowledged, answers = [], []
+    stop = threading.Event()
+
+    def writer(worker):
+        index = 0
+        while not stop.is_set():
+            api = a if index % 2 else b
+            started = time.monotonic()
+            response = sign_up(api, f"r{worker}-{index}@example.com")
+            answers.append((response.status_code, response.json()["error"]["status"] if response.status_code >= 400
+                            else None, time.monotonic() - started))
+            if response.status_code == 200:
+                acknowledged.append(f"r{worker}-{index}@example.com")
+            index += 1
+
+    threads = [threading.Thread(target=writer, args=(n,)) for n in range(4)]
+    for thread in threads:
+        thread.start()
+    try:
+        within(20, lambda: len(acknowledged) >= 40)
+        subprocess.run([ROOT_SCRIPT, "down", SERVER_DIR], check=True)
+        within(15, lambda: any(status == 503 for status, *_ in answers))
+        ready = requests.get(f"{a.base}/readyz", timeout=10)
+        assert ready.status_code == 503
+        time.sleep(1)  # the outage lasts a while under load
+    finally:
+        subprocess.run([ROOT_SCRIPT, "up", SERVER_DIR], check=True)
+    within(20, lambda: requests.get(f"{a.base}/readyz").status_code == 200
+           and requests.get(f"{b.base}/readyz").status_code == 200)
+    count = len(acknowledged)
+    within(20, lambda: len(acknowledged) >= count + 20)
+    stop.set()
+    for thread in threads:
+        thread.join(timeout=20)
+    assert {status for status, *_ in answers} <= {200, 503}
+    assert {kind for status, kind, _ in answers if status == 503} == {"UNAVAILABLE"}
+    assert max(elapsed for *_, elapsed in answers) < 6.5
+    missing = [email for email in list(acknowledged)
+               if a.v1(f"projects/{PROJECT}/accounts:lookup", {"email": [email]}, admin=True).json().get("users") is None]
+    assert missing == []
