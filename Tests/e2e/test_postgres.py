@@ -72,7 +72,7 @@ def test_an_account_created_on_a_signs_in_on_b(pair):
     assert error_message(sign_up(b, "one@example.com")) == "EMAIL_EXISTS"
 
 
-def test_config_and_tenant_changes_on_a_apply_on_b_within_a_second(pair):
+def test_config_tenant_and_clock_changes_on_a_apply_on_b_within_a_second(pair):
     a, b, *_ = pair
     # B reads (and caches) the settings first.
     assert b.v1("accounts:sendVerificationCode", {"phoneNumber": "+15555550161"}).status_code == 200
@@ -98,6 +98,10 @@ def test_config_and_tenant_changes_on_a_apply_on_b_within_a_second(pair):
                                           "tenantId": tenant_id})
         return answer.status_code == 400 and error_message(answer) == "OPERATION_NOT_ALLOWED"
     assert within(1.0, refused) < 1.0
+
+    moved = requests.post(f"{a.base}/emulator/v1/clock:advance", json={"seconds": 3600})
+    assert moved.json()["offsetSeconds"] == 3600
+    assert within(1.0, lambda: requests.get(f"{b.base}/emulator/v1/clock").json()["offsetSeconds"] == 3600) < 1.0
 
 
 def test_an_sms_sent_through_a_wakes_a_long_poll_on_b(pair):
@@ -266,3 +270,46 @@ def test_postgres_restarted_under_load(pair):
     missing = [email for email in list(acknowledged)
                if a.v1(f"projects/{PROJECT}/accounts:lookup", {"email": [email]}, admin=True).json().get("users") is None]
     assert missing == []
+
+
+def test_moving_from_sqlite_to_postgres_is_an_export_and_an_import(tmp_path):
+    lite = Daemon(tmp_path, ephemeral=False).start()
+    created = sign_up(Api(lite.base), "moved@example.com").json()
+    lite.stop()
+    exported = subprocess.run([BINARY, "export", str(tmp_path / "move"), "--data", str(lite.data),
+                               "--project", PROJECT], capture_output=True, text=True)
+    assert exported.returncode == 0, exported.stderr
+    target = store_url(f"e2e_{uuid.uuid4().hex[:12]}")
+    imported = subprocess.run([BINARY, "import", str(tmp_path / "move"), "--store", target, "--project", PROJECT],
+                              capture_output=True, text=True)
+    assert imported.returncode == 0, imported.stderr
+    assert imported.stdout.strip() == f"imported 1 account(s) into project {PROJECT}"
+    (tmp_path / "pg").mkdir()
+    daemon = Daemon(tmp_path / "pg", store=target).start()
+    try:
+        signed_in = Api(daemon.base).v1("accounts:signInWithPassword", {
+            "email": "moved@example.com", "password": "secret123", "returnSecureToken": True})
+        assert signed_in.status_code == 200, signed_in.text
+        assert signed_in.json()["localId"] == created["localId"]
+        log = (tmp_path / "pg" / "authemu.log").read_text()
+        assert "authemu-test-password" not in log and ":***@" in log
+    finally:
+        daemon.stop()
+
+
+def test_a_bad_store_url_stops_start_up_naming_the_key(tmp_path):
+    for args, message in [
+        (["--store", "postgres://u:p@127.0.0.1:1/db?schema=Bad-Name"],
+         "--store: key 'store': store URL: schema must be a lower-case SQL name"),
+        (["--store", "mysql://x"], "--store: key 'store' must be sqlite:PATH or postgres://"),
+        (["--store", "sqlite:/tmp/x.sqlite", "--ephemeral"],
+         "--store names where the state lives: give it or --data/--ephemeral"),
+    ]:
+        result = subprocess.run([BINARY, "serve", "--port", "0"] + args, capture_output=True, text=True, timeout=20)
+        assert result.returncode != 0 and message in result.stderr, result.stderr
+    unreachable = subprocess.run([BINARY, "serve", "--port", "0", "--store",
+                                  "postgres://authemu:hunter2@127.0.0.1:1/db?sslmode=disable"],
+                                 capture_output=True, text=True, timeout=30)
+    assert unreachable.returncode == 2
+    assert "cannot open the PostgreSQL store postgres://authemu:***@127.0.0.1:1/db?sslmode=disable" in unreachable.stderr
+    assert "hunter2" not in unreachable.stderr

@@ -1,6 +1,7 @@
 -- Shared by the wrk scripts: thread numbering and a machine-readable summary line.
+-- BENCH_TID_OFFSET shifts the numbers, so two wrk processes at once use different users.
 local threads = {}
-local counter = 0
+local counter = tonumber(os.getenv("BENCH_TID_OFFSET") or "0")
 
 function setup(thread)
   counter = counter + 1

@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""The PostgreSQL store against SQLite: sign-up, sign-in and the SMS MFA flow at 1 and 4
+connections; one PostgreSQL daemon and two on one database (wrk on each at once).
+Run through bench/postgres (which builds the release binary and starts a server)."""
+import argparse
+import os
+import sys
+import tempfile
+import threading
+import uuid
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from run import AUTHEMU, PROJECT, Server, prepare_users, wrk  # noqa: E402
+
+FLOWS = [("signUp (email)", "signup.lua", 1), ("signInWithPassword", "signin.lua", 1),
+         ("SMS MFA sign-in (4 requests)", "sms_mfa.lua", 4)]
+
+
+def daemon(store):
+    return Server([AUTHEMU, "serve", "--port", "{port}", "--project", PROJECT, "--log-level", "error"] + store)
+
+
+def environment(user):
+    return {"BENCH_EMAIL": "bench@bench.test", "BENCH_ID_TOKEN": user["idToken"], "BENCH_PROJECT": PROJECT}
+
+
+def measure(servers, env, seconds):
+    """Requests per second of each flow at 1 and 4 connections per daemon, summed over the daemons
+    (each wrk gets its own users and email prefix)."""
+    table = {}
+    for name, script, _ in FLOWS:
+        for connections in (1, 4):
+            results = [None] * len(servers)
+
+            def run(index):
+                results[index] = wrk(servers[index], script, connections, seconds,
+                                     {**env, "BENCH_TID_OFFSET": str(index * 4), "BENCH_PREFIX": f"d{index}"})
+            threads = [threading.Thread(target=run, args=(i,)) for i in range(len(servers))]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            failed = sum(r["non2xx"] + r["socket_errors"] for r in results)
+            if failed:
+                raise RuntimeError(f"{name} at {connections}: {failed} failed requests")
+            table[(name, connections)] = sum(r["rps"] for r in results)
+    return table
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--seconds", type=int, default=5)
+    options = parser.parse_args()
+    url = os.environ["BENCH_POSTGRES_URL"]
+    with tempfile.TemporaryDirectory() as work:
+        sqlite = daemon(["--data", f"{work}/bench.sqlite"])
+        env = environment(prepare_users(sqlite.base))
+        tables = {"SQLite": measure([sqlite], env, options.seconds)}
+        sqlite.stop()
+    store = ["--store", f"{url}&schema=bench_{uuid.uuid4().hex[:8]}"]
+    first = daemon(store)
+    env = environment(prepare_users(first.base))
+    tables["PostgreSQL, 1 daemon"] = measure([first], env, options.seconds)
+    second = daemon(store)
+    tables["PostgreSQL, 2 daemons"] = measure([first, second], env, options.seconds)
+    first.stop()
+    second.stop()
+    print(f"\nPostgreSQL store — {os.cpu_count()} cores, wrk {options.seconds} s per cell, release build\n")
+    print(f"| flow | conns/daemon | SQLite req/s | PG 1 daemon | ratio | PG 2 daemons | ratio to 1 |")
+    print("|---|---|---|---|---|---|---|")
+    for name, _, _ in FLOWS:
+        for connections in (1, 4):
+            lite = tables["SQLite"][(name, connections)]
+            one = tables["PostgreSQL, 1 daemon"][(name, connections)]
+            two = tables["PostgreSQL, 2 daemons"][(name, connections)]
+            print(f"| {name} | {connections} | {lite:,.0f} | {one:,.0f} | {one / lite:.2f} | {two:,.0f} | "
+                  f"{two / one:.2f} |")
+
+
+if __name__ == "__main__":
+    main()
