@@ -3,14 +3,8 @@ import NIOCore
 import PostgresNIO
 
 extension PostgresStore {
-    /// A serialization failure or deadlock: the transaction can be run again.
-    static func lostConflict(_ error: any Error) -> Bool {
-        guard let state = sqlState(error) else { return false }
-        return state == "40001" || state == "40P01"
-    }
-
-    /// Connection failures, a server shutting down or out of resources, conflicts lost too often,
-    /// and a full disk become `storeUnavailable` (503); SQL errors stay as they are.
+    /// Connection failures, a server shutting down or out of resources, a transaction rollback
+    /// (class 40) and a full disk become `storeUnavailable` (503); SQL errors stay as they are.
     static func mapped(_ error: any Error) -> any Error {
         if error is AuthError { return error }
         if let state = sqlState(error) {

@@ -37,8 +37,25 @@ struct PostgresSession {
         try result(sql, binds).metadata.rows ?? 0
     }
 
+    /// A statement sent without waiting for its answer; `check` waits for it. The connection runs
+    /// statements in order, so the next query goes out as soon as this one is answered, without
+    /// waking this thread in between.
+    struct Pending {
+        let session: PostgresSession
+        let future: EventLoopFuture<PostgresQueryResult>
+
+        func check() throws { _ = try session.wait(for: future) }
+    }
+
+    func send(_ sql: String, _ binds: [Bind] = []) -> Pending {
+        Pending(session: self, future: connection.query(Self.query(sql, binds), logger: logger))
+    }
+
     private func result(_ sql: String, _ binds: [Bind]) throws -> PostgresQueryResult {
-        let future = connection.query(Self.query(sql, binds), logger: logger)
+        try wait(for: connection.query(Self.query(sql, binds), logger: logger))
+    }
+
+    private func wait(for future: EventLoopFuture<PostgresQueryResult>) throws -> PostgresQueryResult {
         let answered = DispatchSemaphore(value: 0)
         let outcome = NIOLockedValueBox<Result<PostgresQueryResult, any Error>?>(nil)
         future.whenComplete { result in

@@ -8,8 +8,9 @@ import PostgresNIO
 
 /// The durable state on PostgreSQL, shared by every daemon pointed at the same database and
 /// schema. Transaction bodies are the domain's synchronous ones: each runs on a thread of this
-/// store's pool with one pooled connection, and waits for each query. Writes are `SERIALIZABLE`
-/// and run again when they lose a conflict; committed changes are announced with NOTIFY.
+/// store's pool with one pooled connection, and waits for each query. Writes take one
+/// transaction-level lock per schema, so they run one at a time across all daemons (as SQLite's
+/// single writer); reads run in parallel on snapshots. Committed changes are announced with NOTIFY.
 public final class PostgresStore: AuthStore {
     let url: PostgresStoreURL
     let client: PostgresClient
@@ -23,8 +24,6 @@ public final class PostgresStore: AuthStore {
     static let deadline: Duration = .seconds(5)
     /// How long `/readyz` waits for `SELECT 1`.
     static let readinessDeadline: Duration = .seconds(2)
-    /// A write that keeps losing serialization conflicts gives up (503) after this many runs.
-    static let maximumRuns = 30
 
     var channel: String { "authemu_\(url.schema)" }
 
@@ -52,9 +51,12 @@ public final class PostgresStore: AuthStore {
 
     public func read<T: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) throws -> T) async throws -> T {
         try await session { session in
-            try session.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            // Not waited for: should it fail, the body's reads ran outside a transaction and their
+            // result is thrown away below.
+            let begin = session.send("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
             do {
                 let value = try body(PostgresTransaction(session: session))
+                try begin.check()
                 try session.commit()
                 return value
             } catch {
@@ -67,23 +69,24 @@ public final class PostgresStore: AuthStore {
     public func write<T: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) throws -> T) async throws -> T {
         let channel = self.channel
         return try await session { session in
-            var run = 0
-            while true {
-                run += 1
-                try session.execute("BEGIN ISOLATION LEVEL SERIALIZABLE")
-                do {
-                    let transaction = PostgresTransaction(session: session)
-                    let value = try body(transaction)
-                    for change in transaction.changes.sorted(by: { $0.rawValue < $1.rawValue }) {
-                        try session.execute("SELECT pg_notify($1, $2)", [.text(channel), .text(change.rawValue)])
-                    }
-                    try session.commit()
-                    return value
-                } catch {
-                    session.rollback()
-                    guard Self.lostConflict(error), run < Self.maximumRuns else { throw error }
-                    usleep(UInt32.random(in: 200...2_000) * UInt32(min(run, 10)))
+            let begin = session.send("BEGIN")
+            do {
+                // One writer at a time across every daemon on this schema, as SQLite's single
+                // writer: each write sees every write committed before it, and none conflict.
+                try session.execute("SELECT pg_advisory_xact_lock(hashtext(current_schema() || ':write'))")
+                // Checked before the body runs: without a transaction the lock was already released.
+                try begin.check()
+                let transaction = PostgresTransaction(session: session)
+                let value = try body(transaction)
+                let notices = transaction.changes.sorted { $0.rawValue < $1.rawValue }.map { change in
+                    session.send("SELECT pg_notify($1, $2)", [.text(channel), .text(change.rawValue)])
                 }
+                for notice in notices { try notice.check() }
+                try session.commit()
+                return value
+            } catch {
+                session.rollback()
+                throw error
             }
         }
     }
@@ -105,6 +108,7 @@ public final class PostgresStore: AuthStore {
 
     /// Runs `work` on a pool thread with a pooled connection, within `deadline`; failures to reach
     /// the database become 503 `UNAVAILABLE`.
+    @discardableResult
     func session<T: Sendable>(
         deadline: Duration = PostgresStore.deadline, _ work: @escaping @Sendable (PostgresSession) throws -> T
     ) async throws -> T {
@@ -128,13 +132,15 @@ public final class PostgresStore: AuthStore {
         let outcome = FirstOutcome<T>()
         return try await withCheckedThrowingContinuation { continuation in
             outcome.waiting(continuation)
-            let worker = Task { outcome.finish(await Result(catching: work)) }
-            Task {
-                try? await Task.sleep(for: limit)
-                if outcome.finish(.failure(AuthError.storeUnavailable("PostgreSQL did not answer within \(limit)"))) {
-                    worker.cancel()
-                }
+            let timer = Task {
+                try await Task.sleep(for: limit)
+                return outcome.finish(.failure(AuthError.storeUnavailable("PostgreSQL did not answer within \(limit)")))
             }
+            let worker = Task {
+                outcome.finish(await Result(catching: work))
+                timer.cancel()
+            }
+            Task { if (try? await timer.value) == true { worker.cancel() } }
         }
     }
 

@@ -17,7 +17,6 @@ extension PostgresTransaction {
     }
 
     func insertPush(_ push: ApnsPush) throws -> ApnsPush {
-        try lockOutbox("apns")
         guard
             let id = try session.value(
                 Int64.self,

@@ -8,7 +8,6 @@ extension PostgresTransaction {
     }
 
     func insertSms(_ message: SmsMessage) throws -> SmsMessage {
-        try lockOutbox("sms")
         guard
             let id = try session.value(
                 Int64.self,

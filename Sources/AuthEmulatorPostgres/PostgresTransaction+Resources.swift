@@ -67,7 +67,6 @@ extension PostgresTransaction {
 
     /// A replaced code moves to the end, as SQLite's `INSERT OR REPLACE` gives it a new sequence number.
     func saveOobCode(_ scope: Scope, _ code: OobCode) throws {
-        try lockOutbox("oob")
         try session.execute("DELETE FROM oob_codes WHERE oob_code = $1", [.text(code.oobCode)])
         try session.execute(
             "INSERT INTO oob_codes (project_id, tenant_id, oob_code, data) VALUES ($1, $2, $3, $4)",

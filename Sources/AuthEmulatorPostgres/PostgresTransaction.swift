@@ -20,11 +20,6 @@ final class PostgresTransaction: StoreTransaction {
     func tenantKey(_ scope: Scope) -> String { scope.tenantId ?? "" }
     func scoped(_ scope: Scope) -> [Bind] { [.text(scope.projectId), .text(tenantKey(scope))] }
 
-    /// Takes this outbox's transaction lock, so that ids become visible in commit order.
-    func lockOutbox(_ name: String) throws {
-        try session.execute("SELECT pg_advisory_xact_lock(hashtext(current_schema() || $1))", [.text(":" + name)])
-    }
-
     // MARK: users
 
     static let userColumns = "local_id, data, last_login_at, last_refresh_at"
@@ -102,9 +97,13 @@ final class PostgresTransaction: StoreTransaction {
         try user(scope, providerId: Self.passkeyProvider, rawId: passkeyCredentialId)
     }
 
+    /// One statement replaces the user and clears its links (a round trip each costs more than the
+    /// work); the links it has now are inserted after.
     func save(_ scope: Scope, _ user: UserRecord) throws {
         try session.execute(
             """
+            WITH cleared AS (
+                DELETE FROM federated_ids WHERE project_id = $1 AND tenant_id = $2 AND local_id = $3)
             INSERT INTO users (project_id, tenant_id, local_id, email, phone_number, data, last_login_at,
                 last_refresh_at, display_name)
             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
@@ -117,9 +116,6 @@ final class PostgresTransaction: StoreTransaction {
                 .bytes(Data(user.storedValue.serialized())), .text(user.lastLoginAt), .text(user.lastRefreshAt),
                 .text(user.displayName?.lowercased()),
             ])
-        try session.execute(
-            "DELETE FROM federated_ids WHERE project_id = $1 AND tenant_id = $2 AND local_id = $3",
-            scoped(scope) + [.text(user.localId)])
         var links: [(providerId: String, rawId: String, email: String?)] = []
         for provider in user.providers where provider.providerId != "password" && provider.providerId != "phone" {
             if let rawId = provider.rawId { links.append((provider.providerId, rawId, provider.email?.lowercased())) }

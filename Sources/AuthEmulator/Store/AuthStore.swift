@@ -103,19 +103,19 @@ public enum StoreChange: String, Sendable, CaseIterable {
 ///
 /// - **Transactions.** `write` runs its body in one transaction: a thrown error rolls all of it
 ///   back; a return means it is committed. Two concurrent `write`s behave as if one ran entirely
-///   before the other (serializable): neither sees a part of the other, and a body that read
-///   something the other changed is run again (bodies must therefore have no effects outside the
-///   transaction). `read` sees one consistent snapshot of committed data.
+///   before the other (serializable), also from different processes: neither sees a part of the
+///   other, and each sees everything committed before it began. `read` sees one consistent
+///   snapshot of committed data. Bodies must have no effects outside the transaction.
 /// - **Acknowledged means durable.** When `write` returns, the transaction is committed to stable
 ///   storage (SQLite: WAL with `synchronous = NORMAL` on a committed frame; PostgreSQL: the server's
 ///   commit with `synchronous_commit` on): a response sent after it survives `kill -9` of the daemon.
 /// - **Uniqueness per scope.** Email, phone number and federated id (providerId, rawId) are unique
 ///   within a project or tenant whenever the domain checks before it saves, also between writers
-///   in different processes: SQLite serializes writers on the file lock (`BEGIN IMMEDIATE`),
-///   PostgreSQL runs writes `SERIALIZABLE` and retries a body that lost a conflict.
+///   in different processes: SQLite serializes writers on the file lock (`BEGIN IMMEDIATE`);
+///   PostgreSQL serializes them on one transaction-level advisory lock per schema.
 /// - **Outbox order.** The SMS, APNs and OOB outboxes assign increasing ids, and a reader sees ids
-///   appear in commit order: a long-poll that read up to id N never later finds a new id below N.
-///   (PostgreSQL: an outbox insert holds a transaction lock per outbox until its commit.)
+///   appear in commit order: a long-poll that read up to id N never later finds a new id below N
+///   (writers run one at a time, so ids are assigned in commit order).
 /// - **Changes.** `observeChanges` hears the `StoreChange`s committed by every process sharing the
 ///   database, so caches and long-polls follow writes made elsewhere (PostgreSQL: LISTEN/NOTIFY).
 /// - **Unavailability.** A database that cannot be reached or written answers
