@@ -96,6 +96,8 @@ struct AuthEmulatorTestingTests {
         let code = try await waited
         #expect(code.count == 6)
         #expect(try await emulator.smsMessages(phoneNumber: "+15555550112").map(\.code) == [code])
+        let latest = try await emulator.latestSms(to: "+15555550112", purpose: "SIGN_IN", timeout: 1)
+        #expect(latest.code == code && latest.status == "PENDING" && latest.phoneNumber == "+15555550112")
         try await emulator.clearOutbox()
         #expect(try await emulator.smsMessages().isEmpty)
         await #expect(throws: AuthEmulatorError.self) { try await emulator.smsCode(timeout: 0.2) }
