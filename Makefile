@@ -21,6 +21,8 @@ deb: release
 		install -m 0644 deploy/debian/copyright $(ROOT)/usr/share/doc/authemu/copyright
 	install -m 0644 README.md $(ROOT)/usr/share/doc/authemu/README.md
 	install -D -m 0644 deploy/postgres.conf $(ROOT)/usr/share/doc/authemu/examples/postgres.conf
+	install -d $(ROOT)/usr/share/doc/authemu/docs
+	install -m 0644 docs/*.md $(ROOT)/usr/share/doc/authemu/docs/
 		gzip -9n -c deploy/debian/changelog > $(ROOT)/usr/share/doc/authemu/changelog.gz
 	gzip -9n -c deploy/debian/authemu.1 > $(ROOT)/usr/share/man/man1/authemu.1.gz
 	install -m 0644 deploy/debian/lintian-overrides $(ROOT)/usr/share/lintian/overrides/authemu
