@@ -90,11 +90,8 @@ final class PostgresTransaction: StoreTransaction {
         ).compactMap { try user(scope, localId: $0) }
     }
 
-    /// Passkeys are indexed in `federated_ids` under this provider id, which no IdP can have.
-    static let passkeyProvider = "#passkey"
-
     func user(_ scope: Scope, passkeyCredentialId: String) throws -> UserRecord? {
-        try user(scope, providerId: Self.passkeyProvider, rawId: passkeyCredentialId)
+        try user(scope, providerId: UserRecord.passkeyProvider, rawId: passkeyCredentialId)
     }
 
     /// One statement replaces the user and clears its links (a round trip each costs more than the
@@ -116,12 +113,7 @@ final class PostgresTransaction: StoreTransaction {
                 .bytes(Data(user.storedValue.serialized())), .text(user.lastLoginAt), .text(user.lastRefreshAt),
                 .text(user.displayName?.lowercased()),
             ])
-        var links: [(providerId: String, rawId: String, email: String?)] = []
-        for provider in user.providers where provider.providerId != "password" && provider.providerId != "phone" {
-            if let rawId = provider.rawId { links.append((provider.providerId, rawId, provider.email?.lowercased())) }
-        }
-        for passkey in user.passkeyInfo ?? [] { links.append((Self.passkeyProvider, passkey.credentialId, nil)) }
-        for link in links {
+        for link in user.indexedIdentities {
             try session.execute(
                 """
                 INSERT INTO federated_ids (project_id, tenant_id, provider_id, raw_id, local_id, email)

@@ -125,11 +125,8 @@ struct SQLiteTransaction: StoreTransaction {
         return try Set(localIds).sorted().compactMap { try user(scope, localId: $0) }
     }
 
-    /// Passkeys are indexed in `federated_ids` under this provider id, which no IdP can have.
-    private static let passkeyProvider = "#passkey"
-
     func user(_ scope: Scope, passkeyCredentialId: String) throws -> UserRecord? {
-        try user(scope, providerId: Self.passkeyProvider, rawId: passkeyCredentialId)
+        try user(scope, providerId: UserRecord.passkeyProvider, rawId: passkeyCredentialId)
     }
 
     func save(_ scope: Scope, _ user: UserRecord) throws {
@@ -152,24 +149,13 @@ struct SQLiteTransaction: StoreTransaction {
         userCache.store(key: cacheKey(scope, user.localId), data: data, record: user)
         try db.cachedStatement(sql: "DELETE FROM federated_ids WHERE project_id = ? AND tenant_id = ? AND local_id = ?")
             .execute(arguments: [scope.projectId, tenant, user.localId])
-        for provider in user.providers where provider.providerId != "password" && provider.providerId != "phone" {
-            guard let rawId = provider.rawId else { continue }
+        for identity in user.indexedIdentities {
             try execute(
                 sql: """
                     INSERT OR REPLACE INTO federated_ids (project_id, tenant_id, provider_id, raw_id, local_id, email)
                     VALUES (?, ?, ?, ?, ?, ?)
                     """,
-                arguments: [
-                    scope.projectId, tenant, provider.providerId, rawId, user.localId, provider.email?.lowercased(),
-                ])
-        }
-        for passkey in user.passkeyInfo ?? [] {
-            try execute(
-                sql: """
-                    INSERT OR REPLACE INTO federated_ids (project_id, tenant_id, provider_id, raw_id, local_id)
-                    VALUES (?, ?, ?, ?, ?)
-                    """,
-                arguments: [scope.projectId, tenant, Self.passkeyProvider, passkey.credentialId, user.localId])
+                arguments: [scope.projectId, tenant, identity.providerId, identity.rawId, user.localId, identity.email])
         }
     }
 

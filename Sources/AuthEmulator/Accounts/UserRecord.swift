@@ -103,6 +103,32 @@ public struct UserRecord: Codable, Sendable, Equatable {
     public var enrollments: [MfaEnrollment] { mfaInfo ?? [] }
     public var providers: [ProviderUserInfo] { providerUserInfo ?? [] }
 
+    /// An identity the stores index for lookups by (providerId, rawId) and by its email.
+    public struct IndexedIdentity: Equatable, Sendable {
+        public var providerId: String
+        public var rawId: String
+        /// Lower-cased, for `users(_:providerEmail:)`.
+        public var email: String?
+    }
+
+    /// Passkeys are indexed as identities of this provider id, which no IdP can have.
+    public static let passkeyProvider = "#passkey"
+
+    /// What the stores index of this user (the rule is the domain's; the stores only apply it):
+    /// every linked IdP with a raw id (not `password` or `phone`, which have their own columns),
+    /// and every passkey under `passkeyProvider`.
+    public var indexedIdentities: [IndexedIdentity] {
+        let linked = providers.compactMap { provider -> IndexedIdentity? in
+            guard provider.providerId != "password", provider.providerId != "phone", let rawId = provider.rawId
+            else { return nil }
+            return IndexedIdentity(providerId: provider.providerId, rawId: rawId, email: provider.email?.lowercased())
+        }
+        let passkeys = (passkeyInfo ?? []).map {
+            IndexedIdentity(providerId: Self.passkeyProvider, rawId: $0.credentialId, email: nil)
+        }
+        return linked + passkeys
+    }
+
     /// True for anonymous accounts: no email, phone, password, provider or custom-token origin.
     public var isAnonymous: Bool {
         email == nil && phoneNumber == nil && passwordHash == nil && providers.isEmpty && customAuth != true
