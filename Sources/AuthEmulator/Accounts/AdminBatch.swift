@@ -124,8 +124,7 @@ extension Emulator {
         let scope = caller.scope
         let random = self.random
         let errors: [JSONValue] = try await store.write { tx in
-            let settings = try self.settings(tx, scope)
-            if settings.disableAuth { throw AuthError.projectDisabled }
+            let settings = try self.enabledSettings(tx, scope)
             guard let users = request.users, !users.isEmpty else { throw AuthError("MISSING_USER_ACCOUNT") }
             let hashOptions = try request.passwordHashOptions()
             try Emulator.checkImportDuplicates(request, users, oneAccountPerEmail: !settings.allowDuplicateEmails)
@@ -322,7 +321,7 @@ extension Emulator {
         if limit > 1000 { limit = 1000 }
         let pageLimit = limit < 0 ? nil : limit
         let users = try await store.read { tx in
-            if try Emulator.readSettings(tx, scope).disableAuth { throw AuthError.projectDisabled }
+            try Emulator.readSettings(tx, scope).requireAuthEnabled()
             return try tx.listUsers(
                 scope, after: nextPageToken.flatMap { $0.isEmpty ? nil : $0 }, limit: pageLimit, descending: false)
         }

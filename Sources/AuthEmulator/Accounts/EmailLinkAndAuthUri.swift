@@ -22,8 +22,7 @@ extension Emulator {
         typealias Outcome = (UserRecord, Bool, ScopeSettings, [String: JSONValue])
         let (user, isNew, settings, sessionClaims): Outcome = try await writeWithBlockingFunctions(scope) {
             tx, hooks, random in
-            let settings = try self.settings(tx, scope)
-            if settings.disableAuth { throw AuthError.projectDisabled }
+            let settings = try self.enabledSettings(tx, scope)
             if !settings.emailLinkEnabled { throw AuthError.operationNotAllowed }
             guard let code = request.oobCode, !code.isEmpty else { throw AuthError.missingOobCode }
             guard let email = request.email, !email.isEmpty else { throw AuthError.missingEmail }
@@ -85,8 +84,7 @@ extension Emulator {
         let scope = caller.scope
         let sessionId = request.sessionId ?? random.alphanumeric(27)
         let (users, settings): ([UserRecord], ScopeSettings) = try await store.read { tx in
-            let settings = try self.settings(tx, scope, create: false)
-            if settings.disableAuth { throw AuthError.projectDisabled }
+            let settings = try self.enabledSettings(tx, scope, create: false)
             var users = try tx.users(scope, email: identifier)
             for user in try tx.users(scope, providerEmail: identifier)
             where !users.contains(where: { $0.localId == user.localId }) {

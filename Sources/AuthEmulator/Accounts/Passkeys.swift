@@ -38,7 +38,7 @@ extension Emulator {
         let scope = caller.scope
         guard let idToken = request.idToken, !idToken.isEmpty else { throw AuthError.missingIdToken }
         let user = try await store.read { tx in
-            if try self.settings(tx, scope).disableAuth { throw AuthError.projectDisabled }
+            try self.enabledSettings(tx, scope)
             return try Emulator.userForIdToken(tx, try self.tokens.decodeIdToken(idToken), scope: scope)
         }
         return .object([
@@ -68,7 +68,7 @@ extension Emulator {
             throw AuthError.missingAuthenticatorResponse
         }
         let user: UserRecord = try await store.write { tx in
-            if try self.settings(tx, scope).disableAuth { throw AuthError.projectDisabled }
+            try self.enabledSettings(tx, scope)
             var user = try Emulator.userForIdToken(tx, try self.tokens.decodeIdToken(idToken), scope: scope)
             guard let credentialId = response["id"]?.stringValue, !credentialId.isEmpty else {
                 throw AuthError("INVALID_CREDENTIAL_ID")
@@ -88,7 +88,7 @@ extension Emulator {
 
     public func startPasskeySignIn(caller: Caller) async throws -> JSONValue {
         let scope = caller.scope
-        if try await store.read({ tx in try self.settings(tx, scope).disableAuth }) { throw AuthError.projectDisabled }
+        try await store.read { tx in try self.enabledSettings(tx, scope) }
         return .object([
             "credentialRequestOptions": .object([
                 "challenge": .string(challenge()), "rpId": "localhost", "userVerification": "required",
@@ -105,7 +105,7 @@ extension Emulator {
             throw AuthError("INVALID_CREDENTIAL_ID")
         }
         let user: UserRecord = try await store.write { tx in
-            if try self.settings(tx, scope).disableAuth { throw AuthError.projectDisabled }
+            try self.enabledSettings(tx, scope)
             guard var user = try tx.user(scope, passkeyCredentialId: credentialId) else {
                 throw AuthError("PASSKEY_CREDENTIAL_NOT_FOUND")
             }

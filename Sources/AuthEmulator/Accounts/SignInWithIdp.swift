@@ -24,8 +24,7 @@ extension Emulator {
             case signedIn(UserRecord, IdpAssertionSummary, ScopeSettings, [String: JSONValue], [String: JSONValue])
         }
         let outcome: Outcome = try await writeWithBlockingFunctions(scope) { tx, hooks, random in
-            let settings = try self.settings(tx, scope)
-            if settings.disableAuth { throw AuthError.projectDisabled }
+            let settings = try self.enabledSettings(tx, scope)
             if request.returnRefreshToken == true { throw AuthError.notImplemented("signInWithIdp returnRefreshToken") }
             if request.pendingIdToken != nil { throw AuthError.notImplemented("signInWithIdp pendingIdToken") }
             let assertion = try IdpAssertion(

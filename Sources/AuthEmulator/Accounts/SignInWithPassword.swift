@@ -20,8 +20,7 @@ extension Emulator {
         let scope = caller.scope
         let (user, settings, sessionClaims): (UserRecord, ScopeSettings, [String: JSONValue]) =
             try await writeWithBlockingFunctions(scope) { tx, hooks, random in
-                let settings = try self.settings(tx, scope)
-                if settings.disableAuth { throw AuthError.projectDisabled }
+                let settings = try self.enabledSettings(tx, scope)
                 if !settings.passwordSignUpEnabled { throw AuthError.passwordLoginDisabled }
                 try Emulator.verifyPasswordRecaptcha(
                     tx, token: request.captchaResponse, clientType: request.clientType,

@@ -32,8 +32,7 @@ extension Emulator {
         let nowMillis = nowMillisString
         let result: (UserRecord, String?, [String: JSONValue]) = try await writeWithBlockingFunctions(scope) {
             tx, hooks, random in
-            let settings = try self.settings(tx, scope)
-            if settings.disableAuth { throw AuthError.projectDisabled }
+            let settings = try self.enabledSettings(tx, scope)
             if request.localId != nil, !caller.isAdmin || request.idToken != nil {
                 throw AuthError("UNEXPECTED_PARAMETER", "User ID")
             }

@@ -43,8 +43,7 @@ extension Emulator {
         let options = self.options
         typealias Outcome = (user: UserRecord, claims: IdTokenClaims?, reissue: Bool, recovery: OobCode?)
         let (user, claims, reissue, recovery): Outcome = try await store.write { tx in
-            let settings = try self.settings(tx, scope)
-            if settings.disableAuth { throw AuthError.projectDisabled }
+            let settings = try self.enabledSettings(tx, scope)
             var user: UserRecord
             var claims: IdTokenClaims?
             if let idToken = request.idToken {
@@ -243,8 +242,7 @@ extension Emulator {
     public func deleteAccount(idToken: String?, localId: String?, caller: Caller) async throws -> JSONValue {
         let scope = caller.scope
         try await store.write { tx in
-            let settings = try self.settings(tx, scope)
-            if settings.disableAuth { throw AuthError.projectDisabled }
+            let settings = try self.enabledSettings(tx, scope)
             let target: String
             if caller.isAdmin {
                 // As firebase-tools: the admin form names the account; an ID token does not.

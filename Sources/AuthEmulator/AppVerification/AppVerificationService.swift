@@ -94,8 +94,7 @@ extension Emulator {
         let secret = random.base64URL(24)
         let now = clock.now()
         let push: ApnsPush? = try await store.write { tx in
-            let settings = try self.settings(tx, scope)
-            if settings.disableAuth { throw AuthError.projectDisabled }
+            try self.enabledSettings(tx, scope)
             try tx.saveCredential(
                 IssuedCredential(
                     token: receipt, kind: .apns, projectId: scope.projectId, tenantId: scope.tenantId, secret: secret,

@@ -130,6 +130,15 @@ extension Emulator {
         return settings
     }
 
+    /// Settings of a scope whose authentication is not disabled (`disableAuth`): the guard every
+    /// account operation passes first (`PROJECT_DISABLED` otherwise).
+    @discardableResult
+    func enabledSettings(_ tx: any StoreTransaction, _ scope: Scope, create: Bool = true) throws -> ScopeSettings {
+        let settings = try settings(tx, scope, create: create)
+        try settings.requireAuthEnabled()
+        return settings
+    }
+
     /// Called after any write to a project config or tenant has committed.
     func settingsChanged() { settingsCache.invalidate() }
 
@@ -153,8 +162,7 @@ extension Emulator {
     /// `PROJECT_DISABLED` before any other check, for operations whose first checks come before
     /// their transaction (firebase-tools asserts `!disableAuth` first in every account handler).
     func requireAuthEnabled(_ scope: Scope) async throws {
-        let disabled = try await store.read { tx in try Emulator.readSettings(tx, scope).disableAuth }
-        if disabled { throw AuthError.projectDisabled }
+        try await store.read { tx in try Emulator.readSettings(tx, scope).requireAuthEnabled() }
     }
 
     /// Resolves the user behind a presented ID token (firebase-tools' checks, in its order).

@@ -10,7 +10,7 @@ extension Emulator {
         _ tx: any StoreTransaction, settings: ScopeSettings, totp: Bool, idToken: String?, scope: Scope,
         tokens: TokenService, requireVerifiedEmail: Bool
     ) throws -> (UserRecord, IdTokenClaims) {
-        if settings.disableAuth { throw AuthError.projectDisabled }
+        try settings.requireAuthEnabled()
         if totp {
             if settings.totpProviderConfig == nil { throw AuthError.totpMfaNotEnabled }
         } else if !settings.smsMfaEnabled {
@@ -175,8 +175,7 @@ extension Emulator {
     public func withdrawMfa(_ request: WithdrawMfaRequest, caller: Caller) async throws -> JSONValue {
         let scope = caller.scope
         let (user, claims): (UserRecord, IdTokenClaims) = try await store.write { tx in
-            let settings = try self.settings(tx, scope)
-            if settings.disableAuth { throw AuthError.projectDisabled }
+            try self.enabledSettings(tx, scope)
             guard let idToken = request.idToken, !idToken.isEmpty else { throw AuthError.missingIdToken }
             let claims = try self.tokens.decodeIdToken(idToken)
             var user = try Emulator.userForIdToken(tx, claims, scope: scope)

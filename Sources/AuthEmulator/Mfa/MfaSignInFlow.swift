@@ -25,8 +25,7 @@ extension Emulator {
         let now = clock.now()
         let injectedFailure = try await takeCredentialFault(scope)
         let message: SmsMessage = try await writeWithBlockingFunctions(scope) { tx, hooks, _ in
-            let settings = try self.settings(tx, scope)
-            if settings.disableAuth { throw AuthError.projectDisabled }
+            let settings = try self.enabledSettings(tx, scope)
             if !settings.smsMfaEnabled { throw AuthError.smsMfaNotEnabled }
             guard let text = request.mfaPendingCredential, !text.isEmpty else {
                 throw AuthError("MISSING_MFA_PENDING_CREDENTIAL", "Request does not have MFA pending credential.")
@@ -62,8 +61,7 @@ extension Emulator {
             case failed(AuthError)
         }
         let outcome: Outcome = try await writeWithBlockingFunctions(scope) { tx, hooks, _ in
-            let settings = try self.settings(tx, scope)
-            if settings.disableAuth { throw AuthError.projectDisabled }
+            let settings = try self.enabledSettings(tx, scope)
             let totp = request.totpVerificationInfo != nil && request.phoneVerificationInfo == nil
             if totp, settings.totpProviderConfig == nil { throw AuthError.totpMfaNotEnabled }
             if !totp, !settings.smsMfaEnabled { throw AuthError.smsMfaNotEnabled }

@@ -35,8 +35,7 @@ extension Emulator {
         let options = self.options
         let created = clock.now().timeIntervalSince1970 * 1000
         let issued: OobCode? = try await writeWithBlockingFunctions(scope) { tx, hooks, _ in
-            let settings = try self.settings(tx, scope)
-            if settings.disableAuth { throw AuthError.projectDisabled }
+            let settings = try self.enabledSettings(tx, scope)
             guard let type = request.requestType else { throw AuthError("MISSING_REQ_TYPE") }
             guard [.verifyEmail, .passwordReset, .emailSignin, .verifyAndChangeEmail].contains(type) else {
                 throw AuthError.notImplemented("sendOobCode \(type.rawValue)")
@@ -169,8 +168,7 @@ extension Emulator {
         let nowMillis = nowMillisString
         let now = clock.now()
         let oob: OobCode = try await store.write { tx in
-            let settings = try self.settings(tx, scope)
-            if settings.disableAuth { throw AuthError.projectDisabled }
+            let settings = try self.enabledSettings(tx, scope)
             if !settings.passwordSignUpEnabled { throw AuthError.passwordLoginDisabled }
             guard let code = request.oobCode, !code.isEmpty else { throw AuthError.missingOobCode }
             let oob = try self.liveOobCode(tx, scope, code: code)

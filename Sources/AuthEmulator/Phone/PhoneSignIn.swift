@@ -37,8 +37,7 @@ extension Emulator {
         let scope = caller.scope
         let injectedFailure = try await takeCredentialFault(scope)
         let message: SmsMessage = try await writeWithBlockingFunctions(scope) { tx, hooks, _ in
-            let settings = try self.settings(tx, scope)
-            if settings.disableAuth { throw AuthError.projectDisabled }
+            let settings = try self.enabledSettings(tx, scope)
             guard let phone = request.phoneNumber, Validation.isPhoneNumber(phone) else {
                 throw AuthError.invalidPhoneNumber
             }
@@ -67,8 +66,7 @@ extension Emulator {
             case failed(AuthError)
         }
         let outcome: Outcome = try await writeWithBlockingFunctions(scope) { tx, hooks, random in
-            let settings = try self.settings(tx, scope)
-            if settings.disableAuth { throw AuthError.projectDisabled }
+            let settings = try self.enabledSettings(tx, scope)
             let phone: String
             if let proofText = request.temporaryProof, !proofText.isEmpty {
                 guard let number = request.phoneNumber, !number.isEmpty else { throw AuthError("MISSING_PHONE_NUMBER") }

@@ -132,3 +132,10 @@ public enum ResourceDefaults {
         ])
     }
 }
+
+extension ScopeSettings {
+    /// `PROJECT_DISABLED` when the tenant's authentication is disabled (`disableAuth`).
+    public func requireAuthEnabled() throws {
+        if disableAuth { throw AuthError.projectDisabled }
+    }
+}

@@ -10,7 +10,7 @@ extension Emulator {
         guard let idToken = body["idToken"]?.stringValue, !idToken.isEmpty else { throw AuthError.missingIdToken }
         let claims = try tokens.decodeIdToken(idToken)
         let user = try await store.read { tx in
-            if try self.settings(tx, scope, create: false).disableAuth { throw AuthError.projectDisabled }
+            try self.enabledSettings(tx, scope, create: false)
             return try Emulator.userForIdToken(tx, claims, scope: scope)
         }
         let provider = body["providerId"]?.stringValue ?? "apple.com"
