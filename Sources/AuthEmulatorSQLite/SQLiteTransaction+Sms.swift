@@ -113,35 +113,3 @@ extension SQLiteTransaction {
         try execute(sql: "DELETE FROM temporary_proofs WHERE proof = ?", arguments: [proof])
     }
 }
-
-extension SQLiteTransaction {
-    func saveTotpSession(_ session: TotpEnrollmentSession) throws {
-        try execute(
-            sql: "INSERT OR REPLACE INTO totp_sessions (session_info, data) VALUES (?, ?)",
-            arguments: [session.sessionInfo, JSONEncoder().encode(session)])
-    }
-
-    func totpSession(_ sessionInfo: String) throws -> TotpEnrollmentSession? {
-        try Data.fetchOne(
-            cached: db, sql: "SELECT data FROM totp_sessions WHERE session_info = ?", arguments: [sessionInfo]
-        )
-        .map { try JSONDecoder().decode(TotpEnrollmentSession.self, from: $0) }
-    }
-
-    func deleteTotpSession(_ sessionInfo: String) throws {
-        try execute(sql: "DELETE FROM totp_sessions WHERE session_info = ?", arguments: [sessionInfo])
-    }
-
-    func signingKey() throws -> StoredSigningKey? {
-        try Data.fetchOne(
-            cached: db, sql: "SELECT data FROM signing_keys ORDER BY created_at DESC, kid LIMIT 1", arguments: []
-        )
-        .map { try JSONDecoder().decode(StoredSigningKey.self, from: $0) }
-    }
-
-    func saveSigningKey(_ key: StoredSigningKey) throws {
-        try execute(
-            sql: "INSERT OR REPLACE INTO signing_keys (kid, created_at, data) VALUES (?, ?, ?)",
-            arguments: [key.kid, key.createdAt, JSONEncoder().encode(key)])
-    }
-}

@@ -38,7 +38,7 @@ extension Emulator {
         let scope = caller.scope
         if request.initialEmail != nil { throw AuthError.notImplemented("lookup by initialEmail") }
         let users: [UserRecord] = try await store.read { tx in
-            let settings = try self.enabledSettings(tx, scope, create: false)
+            try self.enabledSettings(tx, scope, create: false)
             var found: [UserRecord] = []
             func add(_ user: UserRecord?) {
                 if let user, !found.contains(where: { $0.localId == user.localId }) { found.append(user) }

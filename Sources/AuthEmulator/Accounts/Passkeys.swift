@@ -88,7 +88,7 @@ extension Emulator {
 
     public func startPasskeySignIn(caller: Caller) async throws -> JSONValue {
         let scope = caller.scope
-        try await store.read { tx in try self.enabledSettings(tx, scope) }
+        try await store.read { tx -> Void in try self.enabledSettings(tx, scope) }
         return .object([
             "credentialRequestOptions": .object([
                 "challenge": .string(challenge()), "rpId": "localhost", "userVerification": "required",

@@ -76,3 +76,24 @@ extension AuthError {
             "Missing password requirements: [\(missing.joined(separator: ", "))]")
     }
 }
+
+extension Emulator {
+    /// `GET v2/passwordPolicy` from the scope's `passwordPolicyConfig`.
+    public func passwordPolicy(caller: Caller) async throws -> JSONValue {
+        let scope = caller.scope
+        let settings = try await store.read { tx in try self.settings(tx, scope, create: false) }
+        let policy = settings.passwordPolicy
+        var options: [String: JSONValue] = ["minPasswordLength": 6, "maxPasswordLength": 4096]
+        if let custom = policy["passwordPolicyVersions"]?.arrayValue?.first?["customStrengthOptions"]?.objectValue {
+            for (key, value) in custom { options[key] = value }
+        }
+        return .object([
+            "customStrengthOptions": .object(options),
+            "allowedNonAlphanumericCharacters": .array(
+                "^$*.[]{}()?\"!@#%&/\\,><':;|_~`=+-".map { .string(String($0)) }),
+            "enforcementState": .string(policy["passwordPolicyEnforcementState"]?.stringValue ?? "OFF"),
+            "forceUpgradeOnSignin": .bool(policy["forceUpgradeOnSignin"]?.boolValue ?? false),
+            "schemaVersion": 1,
+        ])
+    }
+}

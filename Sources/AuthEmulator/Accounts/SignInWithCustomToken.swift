@@ -29,7 +29,7 @@ extension Emulator {
         }
         let scope = caller.scope
         let (user, isNew): (UserRecord, Bool) = try await store.write { tx in
-            let settings = try self.enabledSettings(tx, scope)
+            try self.enabledSettings(tx, scope)
             var user = try tx.user(scope, localId: uid)
             let isNew = user == nil
             if user == nil {

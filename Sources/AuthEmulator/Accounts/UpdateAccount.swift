@@ -242,7 +242,7 @@ extension Emulator {
     public func deleteAccount(idToken: String?, localId: String?, caller: Caller) async throws -> JSONValue {
         let scope = caller.scope
         try await store.write { tx in
-            let settings = try self.enabledSettings(tx, scope)
+            try self.enabledSettings(tx, scope)
             let target: String
             if caller.isAdmin {
                 // As firebase-tools: the admin form names the account; an ID token does not.

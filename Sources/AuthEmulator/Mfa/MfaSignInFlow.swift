@@ -149,23 +149,4 @@ extension Emulator {
             return .object(["idToken": tokens["idToken"]!, "refreshToken": tokens["refreshToken"]!])
         }
     }
-
-    /// The current TOTP code of an enrollment (the emulator holds the secret), for tests that
-    /// imported users or lost the secret.
-    public func currentTotpCode(_ scope: Scope, localId: String, enrollmentId: String?) async throws -> JSONValue {
-        let now = clock.now()
-        let user = try await store.read { tx in try tx.user(scope, localId: localId) }
-        guard let user else { throw AuthError.userNotFound }
-        guard
-            let enrollment = user.enrollments.first(where: {
-                $0.totpSecret != nil && (enrollmentId == nil || $0.mfaEnrollmentId == enrollmentId)
-            }), let secret = enrollment.totpSecret.flatMap(Base32.decode)
-        else { throw AuthError.mfaEnrollmentNotFound }
-        let step = Totp.step(at: now)
-        return .object([
-            "mfaEnrollmentId": .string(enrollment.mfaEnrollmentId),
-            "code": .string(Totp.code(secret: secret, step: step)),
-            "validForSeconds": .number(Double(Totp.period - (now.epochSeconds % Totp.period))),
-        ])
-    }
 }

@@ -88,10 +88,4 @@ extension Emulator {
         if start + page.count < all.count { response["nextPageToken"] = .string(String(start + page.count)) }
         return .object(response)
     }
-
-    /// `DELETE /emulator/v1/projects/{p}[/tenants/{t}]/accounts`.
-    public func deleteAllAccounts(_ scope: Scope) async throws -> JSONValue {
-        try await store.write { tx in try tx.deleteAllUsers(scope) }
-        return .object([:])
-    }
 }

@@ -23,3 +23,11 @@ extension Emulator {
         }
     }
 }
+
+extension Emulator {
+    /// `DELETE /emulator/v1/projects/{p}[/tenants/{t}]/accounts`.
+    public func deleteAllAccounts(_ scope: Scope) async throws -> JSONValue {
+        try await store.write { tx in try tx.deleteAllUsers(scope) }
+        return .object([:])
+    }
+}

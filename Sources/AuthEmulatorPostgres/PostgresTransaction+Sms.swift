@@ -1,7 +1,7 @@
 import AuthEmulator
 import Foundation
 
-/// The SMS outbox, phone-conflict proofs, TOTP enrollment sessions and signing keys.
+/// The SMS outbox and the proofs of phone conflicts.
 extension PostgresTransaction {
     private func smsMessages(_ sql: String, _ binds: [Bind]) throws -> [SmsMessage] {
         try session.values(Data.self, sql, binds).map { try SmsMessage(stored: JSONValue.parse($0)) }
@@ -97,35 +97,5 @@ extension PostgresTransaction {
 
     func deleteTemporaryProof(_ proof: String) throws {
         try session.execute("DELETE FROM temporary_proofs WHERE proof = $1", [.text(proof)])
-    }
-
-    func saveTotpSession(_ enrollment: TotpEnrollmentSession) throws {
-        try session.execute(
-            """
-            INSERT INTO totp_sessions (session_info, data) VALUES ($1, $2)
-            ON CONFLICT (session_info) DO UPDATE SET data = EXCLUDED.data
-            """, [.text(enrollment.sessionInfo), encode(enrollment)])
-    }
-
-    func totpSession(_ sessionInfo: String) throws -> TotpEnrollmentSession? {
-        try session.values(Data.self, "SELECT data FROM totp_sessions WHERE session_info = $1", [.text(sessionInfo)])
-            .first.map { try decode(TotpEnrollmentSession.self, $0) }
-    }
-
-    func deleteTotpSession(_ sessionInfo: String) throws {
-        try session.execute("DELETE FROM totp_sessions WHERE session_info = $1", [.text(sessionInfo)])
-    }
-
-    func signingKey() throws -> StoredSigningKey? {
-        try session.values(Data.self, "SELECT data FROM signing_keys ORDER BY created_at DESC, kid LIMIT 1").first
-            .map { try decode(StoredSigningKey.self, $0) }
-    }
-
-    func saveSigningKey(_ key: StoredSigningKey) throws {
-        try session.execute(
-            """
-            INSERT INTO signing_keys (kid, created_at, data) VALUES ($1, $2, $3)
-            ON CONFLICT (kid) DO UPDATE SET created_at = EXCLUDED.created_at, data = EXCLUDED.data
-            """, [.text(key.kid), .int(key.createdAt), encode(key)])
     }
 }
