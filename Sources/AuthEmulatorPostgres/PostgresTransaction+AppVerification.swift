@@ -4,16 +4,11 @@ import Foundation
 /// App credentials, the APNs outbox, injected faults, the clock offset and the inspector's reads.
 extension PostgresTransaction {
     func saveCredential(_ credential: IssuedCredential) throws {
-        try session.execute(
-            """
-            INSERT INTO app_credentials (token, data) VALUES ($1, $2)
-            ON CONFLICT (token) DO UPDATE SET data = EXCLUDED.data
-            """, [.text(credential.token), encode(credential)])
+        try save(.appCredentials, credential.token, credential)
     }
 
     func credential(_ token: String) throws -> IssuedCredential? {
-        try session.values(Data.self, "SELECT data FROM app_credentials WHERE token = $1", [.text(token)]).first
-            .map { try decode(IssuedCredential.self, $0) }
+        try record(IssuedCredential.self, .appCredentials, token)
     }
 
     func insertPush(_ push: ApnsPush) throws -> ApnsPush {

@@ -83,19 +83,14 @@ extension PostgresTransaction {
     }
 
     func saveTemporaryProof(_ proof: TemporaryProof) throws {
-        try session.execute(
-            """
-            INSERT INTO temporary_proofs (proof, data) VALUES ($1, $2)
-            ON CONFLICT (proof) DO UPDATE SET data = EXCLUDED.data
-            """, [.text(proof.proof), encode(proof)])
+        try save(.temporaryProofs, proof.proof, proof)
     }
 
     func temporaryProof(_ proof: String) throws -> TemporaryProof? {
-        try session.values(Data.self, "SELECT data FROM temporary_proofs WHERE proof = $1", [.text(proof)]).first
-            .map { try decode(TemporaryProof.self, $0) }
+        try record(TemporaryProof.self, .temporaryProofs, proof)
     }
 
     func deleteTemporaryProof(_ proof: String) throws {
-        try session.execute("DELETE FROM temporary_proofs WHERE proof = $1", [.text(proof)])
+        try delete(.temporaryProofs, proof)
     }
 }

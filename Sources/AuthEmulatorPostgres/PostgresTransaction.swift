@@ -20,6 +20,35 @@ final class PostgresTransaction: StoreTransaction {
     func tenantKey(_ scope: Scope) -> String { scope.tenantId ?? "" }
     func scoped(_ scope: Scope) -> [Bind] { [.text(scope.projectId), .text(tenantKey(scope))] }
 
+    // MARK: tables of one JSON record per key
+
+    /// A table of `(key column, data)`: temporary proofs, TOTP sessions, app credentials.
+    struct RecordTable {
+        let name: String
+        let key: String
+
+        static let temporaryProofs = RecordTable(name: "temporary_proofs", key: "proof")
+        static let totpSessions = RecordTable(name: "totp_sessions", key: "session_info")
+        static let appCredentials = RecordTable(name: "app_credentials", key: "token")
+    }
+
+    func save(_ table: RecordTable, _ key: String, _ value: some Encodable) throws {
+        try session.execute(
+            """
+            INSERT INTO \(table.name) (\(table.key), data) VALUES ($1, $2)
+            ON CONFLICT (\(table.key)) DO UPDATE SET data = EXCLUDED.data
+            """, [.text(key), encode(value)])
+    }
+
+    func record<T: Decodable>(_ type: T.Type, _ table: RecordTable, _ key: String) throws -> T? {
+        try session.values(Data.self, "SELECT data FROM \(table.name) WHERE \(table.key) = $1", [.text(key)]).first
+            .map { try decode(T.self, $0) }
+    }
+
+    func delete(_ table: RecordTable, _ key: String) throws {
+        try session.execute("DELETE FROM \(table.name) WHERE \(table.key) = $1", [.text(key)])
+    }
+
     // MARK: users
 
     static let userColumns = "local_id, data, last_login_at, last_refresh_at"
