@@ -4,9 +4,15 @@ import PostgresNIO
 
 extension PostgresStore {
     /// Connection failures, a server shutting down or out of resources, a transaction rollback
-    /// (class 40) and a full disk become `storeUnavailable` (503); SQL errors stay as they are.
+    /// (class 40) and a full disk become `storeUnavailable` (503); a value the database cannot hold
+    /// (class 22, such as a NUL character in text) is the request's fault (400 `INVALID_ARGUMENT`);
+    /// other SQL errors stay as they are.
     static func mapped(_ error: any Error) -> any Error {
         if error is AuthError { return error }
+        if let state = sqlState(error), state.hasPrefix("22") {
+            // A data exception: text PostgreSQL cannot hold (a NUL character), a number out of range.
+            return AuthError("INVALID_ARGUMENT", "The database cannot store this value: \(describe(error))")
+        }
         if let state = sqlState(error) {
             let transient = ["08", "53", "57", "58", "40"].contains(String(state.prefix(2)))
             return transient ? AuthError.storeUnavailable("PostgreSQL: \(describe(error))") : error

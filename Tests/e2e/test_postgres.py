@@ -313,3 +313,15 @@ def test_a_bad_store_url_stops_start_up_naming_the_key(tmp_path):
     assert unreachable.returncode == 2
     assert "cannot open the PostgreSQL store postgres://authemu:***@127.0.0.1:1/db?sslmode=disable" in unreachable.stderr
     assert "hunter2" not in unreachable.stderr
+
+
+def test_text_postgresql_cannot_hold_is_a_400_not_a_500(pair):
+    a, b, *_ = pair
+    for answer in [
+        a.v1("accounts:signUp", {"email": "a\u0000b@example.com", "password": "secret123"}),
+        a.v1("accounts:lookup", {"localId": ["x\u0000y"]}, admin=True),
+        a.v1(f"projects/{PROJECT}/accounts", {"localId": "x\u0000y"}, admin=True),
+    ]:
+        assert answer.status_code == 400, answer.text
+        assert error_message(answer).startswith("INVALID_ARGUMENT : The database cannot store this value: ")
+    assert sign_up(b, "after@example.com").status_code == 200
