@@ -68,24 +68,8 @@ struct Serve: AsyncParsableCommand {
         LogSettings.shared.level = Logger.Level(rawValue: layer.logLevel ?? "info") ?? .info
         let logger = Logger(label: "authemu")
 
-        let opened: OpenedStore
-        do {
-            opened = try await OpenedStore.open(appConfig, logger: logger)
-        } catch {
-            FileHandle.standardError.write(Data("authemu: cannot open the database: \(error)\n".utf8))
-            throw ExitCode(2)
-        }
+        let (opened, emulator) = try await Self.openStoreAndEmulator(appConfig, logger: logger)
         let store = opened.store
-        let emulator: Emulator
-        do {
-            emulator = try await makeEmulator(config: appConfig, store: store, logger: logger)
-        } catch let error as SeedError {
-            FileHandle.standardError.write(Data("authemu: config file: \(error)\n".utf8))
-            throw ExitCode(2)
-        } catch let error as FunctionsCAFileError {
-            FileHandle.standardError.write(Data("authemu: \(error)\n".utf8))
-            throw ExitCode(2)
-        }
         if let importDirectory {
             let count = try await ImportRunner.run(emulator, projectId: appConfig.projectId, directory: importDirectory)
             logger.info("imported \(count) account(s) from \(importDirectory)")
@@ -135,6 +119,27 @@ struct Serve: AsyncParsableCommand {
         try await ServiceGroup(configuration: groupConfiguration).run()
         await opened.close()
         logger.info("authemu stopped")
+    }
+
+    /// The store and the emulator on it; a database, config file or CA file that cannot be used
+    /// stops start-up (exit 2) with a message.
+    static func openStoreAndEmulator(_ appConfig: AppConfig, logger: Logger) async throws -> (OpenedStore, Emulator) {
+        let opened: OpenedStore
+        do {
+            opened = try await OpenedStore.open(appConfig, logger: logger)
+        } catch {
+            FileHandle.standardError.write(Data("authemu: cannot open the database: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+        do {
+            return (opened, try await makeEmulator(config: appConfig, store: opened.store, logger: logger))
+        } catch let error as SeedError {
+            FileHandle.standardError.write(Data("authemu: config file: \(error)\n".utf8))
+            throw ExitCode(2)
+        } catch let error as FunctionsCAFileError {
+            FileHandle.standardError.write(Data("authemu: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
     }
 
     /// Re-reads the file; applies project settings and the log level, or keeps the old ones.
