@@ -58,16 +58,19 @@ public func buildRouter(emulator: Emulator, config: AppConfig) -> ExactPathRoute
 }
 
 /// Builds the domain graph on a store.
+/// `functions` replaces the HTTP client of blocking functions (route tests pass a fake one).
 public func makeEmulator(
     config: AppConfig, store: any AuthStore, clock: any AuthClock = SystemClock(),
-    random: any RandomSource = SystemRandomSource(), logger: Logger = Logger(label: "authemu")
+    random: any RandomSource = SystemRandomSource(), logger: Logger = Logger(label: "authemu"),
+    functions: (any BlockingFunctionTransport)? = nil
 ) async throws -> Emulator {
     let emulator = await Emulator(
         store: store, clock: clock, random: random,
         options: EmulatorOptions(
             defaultProjectId: config.projectId, publicURL: config.resolvedPublicURL,
             publicURLIsFixed: config.publicURL != nil),
-        logger: logger, blockingFunctionTransport: try BlockingFunctionHTTPClient(caFile: config.functionsCAFile))
+        logger: logger,
+        blockingFunctionTransport: try functions ?? BlockingFunctionHTTPClient(caFile: config.functionsCAFile))
     try await emulator.restoreClockOffset()
     if let projects = config.projects { try await emulator.applyProjectSeeds(projects) }
     if config.tokenSigning == .rs256 { try await emulator.enableSignedTokens() }

@@ -23,6 +23,12 @@ public final class BlockingFunctionHTTPClient: BlockingFunctionTransport, Sendab
         extraRoots = try caFile.map(Self.certificates) ?? []
     }
 
+    /// The daemon's client lives until it exits; one made for a shorter-lived emulator (a test)
+    /// is shut down with it.
+    deinit {
+        client.withLock { $0 }?.shutdown { _ in }
+    }
+
     static func certificates(_ path: String) throws -> [NIOSSLCertificate] {
         let certificates: [NIOSSLCertificate]
         do {

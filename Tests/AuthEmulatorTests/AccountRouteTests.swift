@@ -31,7 +31,7 @@ struct AccountRouteTests {
     func signUpErrors() async throws {
         let harness = try Harness()
         try await harness.run { client in
-            _ = try await client.signUp("bob@example.com")
+            try await client.signUp("bob@example.com").ok()
             #expect(try await client.signUp("BOB@example.com").errorMessage == "EMAIL_EXISTS")
             #expect(
                 try await client.signUp("c@example.com", "12345").errorMessage

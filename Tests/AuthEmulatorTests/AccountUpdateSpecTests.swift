@@ -37,8 +37,8 @@ struct AccountUpdateSpecTests {
             #expect(signIn.string("localId") == alice.string("localId"))
 
             // Someone took the old address meanwhile: EMAIL_EXISTS, and the code is used up.
-            _ = try await client.v1("accounts:update", ["idToken": signIn["idToken"]!, "email": "carol@example.com"])
-            _ = try await client.signUp("alice@example.com", "notasecreteither")
+            try await client.v1("accounts:update", ["idToken": signIn["idToken"]!, "email": "carol@example.com"]).ok()
+            try await client.signUp("alice@example.com", "notasecreteither").ok()
             let code = try await Self.oobCodes(client).first!["oobCode"]!
             #expect(try await client.v1("accounts:update", ["oobCode": code]).errorMessage == "EMAIL_EXISTS")
             #expect(try await Self.oobCodes(client).isEmpty)
@@ -72,22 +72,24 @@ struct AccountUpdateSpecTests {
         try await harness.run { client in
             let alice = try await client.signUp("alice@example.com", "notasecret")
             func send() async throws -> JSONValue {
-                _ = try await client.v1(
+                try await client.v1(
                     "accounts:sendOobCode",
                     [
                         "idToken": alice["idToken"]!, "newEmail": "bob@example.com",
                         "requestType": "VERIFY_AND_CHANGE_EMAIL",
-                    ])
+                    ]
+                ).ok()
                 return try await Self.oobCodes(client).last!["oobCode"]!
             }
             let applied = try await client.v1("accounts:update", ["oobCode": try await send()])
             #expect(applied.string("email") == "bob@example.com")
             #expect(applied.string("newEmail") == "bob@example.com")
             #expect(applied["emailVerified"] == true)
-            _ = try await client.v1(
-                "accounts:update", ["localId": alice["localId"]!, "email": "alice@example.com"], admin: true)
+            try await client.v1(
+                "accounts:update", ["localId": alice["localId"]!, "email": "alice@example.com"], admin: true
+            ).ok()
             let taken = try await send()
-            _ = try await client.signUp("bob@example.com", "notasecreteither")
+            try await client.signUp("bob@example.com", "notasecreteither").ok()
             #expect(try await client.v1("accounts:update", ["oobCode": taken]).errorMessage == "EMAIL_EXISTS")
             #expect(try await Self.oobCodes(client).allSatisfy { $0["requestType"] != "VERIFY_AND_CHANGE_EMAIL" })
         }

@@ -172,8 +172,9 @@ struct AppVerificationTests {
             #expect(
                 try await Self.send(client, ["recaptchaToken": .string(v2)]).errorMessage == "INVALID_APP_CREDENTIAL")
             #expect(try await Self.send(client, ["recaptchaToken": .string(v2)]).status == 200)
-            _ = try await client.call(
-                .post, "/emulator/v1/projects/example/appVerification:failNext", #"{"fault":"APNS_PUSH"}"#, key: false)
+            try await client.call(
+                .post, "/emulator/v1/projects/example/appVerification:failNext", #"{"fault":"APNS_PUSH"}"#, key: false
+            ).ok()
             let verified = try await client.v1("accounts:verifyIosClient", ["appToken": "device-2"])
             #expect(verified["receipt"] != nil)
             let pushes = try await client.call(.get, "/emulator/v1/projects/example/apnsPushes", key: false)
@@ -185,7 +186,7 @@ struct AppVerificationTests {
     func passwordFlows() async throws {
         let harness = try Harness()
         try await harness.run { client in
-            _ = try await client.signUp("rc@example.com")
+            try await client.signUp("rc@example.com").ok()
             try await Self.enforce(client, email: "ENFORCE")
             let form: [String: JSONValue] = [
                 "email": "rc@example.com", "password": "secret123", "clientType": "CLIENT_TYPE_WEB",

@@ -7,8 +7,9 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 
-/// Builds exactly what `serve` builds (in-memory store, manual clock, seeded randomness) and
-/// drives it through `app.test(.router)`.
+/// Builds exactly what `serve` builds, through `makeEmulator` and `buildApplication` (with an
+/// in-memory store, a manual clock, seeded randomness and, where a test gives one, a fake
+/// blocking-function transport) and drives it through `app.test(.router)`.
 struct Harness {
     let clock = ManualClock()
     let config: AppConfig
@@ -32,6 +33,14 @@ struct Harness {
         var errorMessage: String? { json.value(at: "error.message")?.stringValue }
         subscript(_ path: String) -> JSONValue? { json.value(at: path) }
         func string(_ path: String) -> String { json.value(at: path)?.stringValue ?? "<missing \(path)>" }
+
+        /// A setup step's reply, checked: a setup the emulator refused fails the test where it
+        /// happened instead of being discarded.
+        @discardableResult
+        func ok(sourceLocation: SourceLocation = #_sourceLocation) -> Reply {
+            #expect((200..<300).contains(status), "setup answered \(status): \(json)", sourceLocation: sourceLocation)
+            return self
+        }
     }
 
     /// Runs `body` against a fresh application; every call goes through the real router.
@@ -39,12 +48,11 @@ struct Harness {
         functions: (any BlockingFunctionTransport)? = nil, signedTokens: Bool = false,
         _ body: @Sendable @escaping (Client) async throws -> Void
     ) async throws {
-        let emulator = await Emulator(
-            store: store, clock: clock, random: SeededRandomSource(seed: 42),
-            options: EmulatorOptions(defaultProjectId: config.projectId, publicURL: "http://127.0.0.1:9099"),
-            blockingFunctionTransport: functions)
-        if signedTokens { try await emulator.enableSignedTokens() }
-        let app = Application(router: buildRouter(emulator: emulator, config: config))
+        var config = self.config
+        if signedTokens { config.tokenSigning = .rs256 }
+        let emulator = try await makeEmulator(
+            config: config, store: store, clock: clock, random: SeededRandomSource(seed: 42), functions: functions)
+        let app = buildApplication(config: config, emulator: emulator)
         try await app.test(.router) { client in try await body(Client(client: client)) }
     }
 

@@ -228,8 +228,8 @@ struct IdpSignInTests {
     func providerEmails() async throws {
         let harness = try Harness()
         try await harness.run { client in
-            _ = try await Self.signIn(client, "google.com", ["sub": "g-1", "email": "foo@example.com"])
-            _ = try await Self.signIn(client, "google.com", ["sub": "g-1", "email": "bar@example.com"])
+            try await Self.signIn(client, "google.com", ["sub": "g-1", "email": "foo@example.com"]).ok()
+            try await Self.signIn(client, "google.com", ["sub": "g-1", "email": "bar@example.com"]).ok()
             #expect(try await Self.methods(client, "bar@example.com") == ["google.com"])
             #expect(try await Self.methods(client, "foo@example.com") == ["google.com"])
             let unknown = try await client.v1(
@@ -275,9 +275,10 @@ struct IdpSignInTests {
     func widgetPages() async throws {
         let harness = try Harness()
         try await harness.run { client in
-            _ = try await Self.signIn(
-                client, "google.com", ["sub": "g-1", "email": "a@example.com", "name": "A <b>&\"'"])
-            _ = try await Self.signIn(client, "facebook.com", ["sub": "f-1", "email": "f@example.com"])
+            try await Self.signIn(
+                client, "google.com", ["sub": "g-1", "email": "a@example.com", "name": "A <b>&\"'"]
+            ).ok()
+            try await Self.signIn(client, "facebook.com", ["sub": "f-1", "email": "f@example.com"]).ok()
             let page = try await client.call(
                 .get, "/emulator/auth/handler?apiKey=k&appName=app&authType=signInViaPopup&providerId=google.com",
                 key: false)

@@ -13,7 +13,7 @@ struct MfaRouteTests {
     {
         var body: [String: JSONValue] = ["email": .string(email), "password": "secret123", "emailVerified": true]
         let path = tenant.map { "projects/example/tenants/\($0)/accounts" } ?? "projects/example/accounts"
-        _ = try await client.v1(path, body, admin: true)
+        try await client.v1(path, body, admin: true).ok()
         body = ["email": .string(email), "password": "secret123"]
         if let tenant { body["tenantId"] = .string(tenant) }
         return try await client.v1("accounts:signInWithPassword", body)
@@ -131,10 +131,11 @@ struct MfaRouteTests {
                 ])
             #expect(expired.errorMessage == "INVALID_MFA_PENDING_CREDENTIAL")
 
-            _ = try await client.call(
+            try await client.call(
                 .patch,
                 "/identitytoolkit.googleapis.com/v2/projects/example/config?updateMask=emulatorSettings.totpReplayProtection",
-                #"{"emulatorSettings":{"totpReplayProtection":false}}"#, admin: true)
+                #"{"emulatorSettings":{"totpReplayProtection":false}}"#, admin: true
+            ).ok()
             for _ in 1...2 {  // the same code twice: accepted both times without replay protection
                 let again = try await client.v1(
                     "accounts:signInWithPassword", ["email": "mfa@example.com", "password": "secret123"])
@@ -262,11 +263,12 @@ struct MfaRouteTests {
                 client, "mfaEnrollment:start",
                 ["idToken": user["idToken"]!, "phoneEnrollmentInfo": .object(["phoneNumber": "555"])])
             #expect(badPhone.errorMessage == "INVALID_PHONE_NUMBER : Invalid format.")
-            _ = try await client.call(
+            try await client.call(
                 .patch,
                 "/identitytoolkit.googleapis.com/v2/projects/example/config?updateMask=emulatorSettings.mfaMaxEnrolledFactors",
-                #"{"emulatorSettings":{"mfaMaxEnrolledFactors":1}}"#, admin: true)
-            _ = try await client.v1(
+                #"{"emulatorSettings":{"mfaMaxEnrolledFactors":1}}"#, admin: true
+            ).ok()
+            try await client.v1(
                 "projects/example/accounts:update",
                 [
                     "localId": user["localId"]!,
@@ -274,15 +276,17 @@ struct MfaRouteTests {
                         "enrollments": .array([.object(["mfaEnrollmentId": "e1", "phoneInfo": "+15555550111"])])
                     ]),
                 ],
-                admin: true)
+                admin: true
+            ).ok()
             let limit = try await Self.v2(
                 client, "mfaEnrollment:start",
                 ["idToken": user["idToken"]!, "phoneEnrollmentInfo": .object(["phoneNumber": "+15555550100"])])
             #expect(limit.errorMessage == "SECOND_FACTOR_LIMIT_EXCEEDED")
-            _ = try await client.call(
+            try await client.call(
                 .patch, "/identitytoolkit.googleapis.com/v2/projects/example/config?updateMask=mfa",
                 #"{"mfa":{"state":"DISABLED"}}"#,
-                admin: true)
+                admin: true
+            ).ok()
             let smsOff = try await Self.v2(
                 client, "mfaEnrollment:start", ["phoneEnrollmentInfo": .object(["phoneNumber": "+15555550100"])])
             #expect(smsOff.errorMessage == "OPERATION_NOT_ALLOWED : SMS based MFA not enabled.")
@@ -296,7 +300,7 @@ struct MfaRouteTests {
         let harness = try Harness()
         try await harness.run { client in
             let user = try await Self.verifiedUser(client, tenant: "tenant-a")
-            _ = try await client.v1(
+            try await client.v1(
                 "projects/example/tenants/tenant-a/accounts:update",
                 [
                     "localId": user["localId"]!,
@@ -304,7 +308,8 @@ struct MfaRouteTests {
                         "enrollments": .array([.object(["mfaEnrollmentId": "e1", "phoneInfo": "+15555550111"])])
                     ]),
                 ],
-                admin: true)
+                admin: true
+            ).ok()
             let first = try await client.v1(
                 "accounts:signInWithPassword",
                 ["email": "mfa@example.com", "password": "secret123", "tenantId": "tenant-a"])
@@ -340,10 +345,11 @@ struct MfaExpiryTests {
     func totpEnrollmentExpires() async throws {
         let harness = try Harness()
         try await harness.run { client in
-            _ = try await client.call(
+            try await client.call(
                 .patch, "/identitytoolkit.googleapis.com/v2/projects/example/config?updateMask=mfa",
                 MfaRouteTests.enableTotp,
-                admin: true)
+                admin: true
+            ).ok()
             let user = try await MfaRouteTests.verifiedUser(client)
             let start = try await MfaRouteTests.v2(
                 client, "mfaEnrollment:start", ["idToken": user["idToken"]!, "totpEnrollmentInfo": .object([:])])

@@ -234,13 +234,14 @@ struct PhoneRouteTests {
     func mfaUserRefused() async throws {
         let harness = try Harness()
         try await harness.run { client in
-            _ = try await client.v1(
+            try await client.v1(
                 "projects/example/accounts",
                 [
                     "localId": "mfa-user", "email": "m@example.com", "emailVerified": true,
                     "phoneNumber": .string(Self.phone),
                     "mfaInfo": .array([.object(["phoneInfo": "+15555550101"])]),
-                ], admin: true)
+                ], admin: true
+            ).ok()
             let reply = try await client.v1("accounts:sendVerificationCode", Self.jsSend())
             #expect(
                 reply.errorMessage
@@ -281,18 +282,20 @@ struct PhoneUserTests {
     func disabledAndAddressQuota() async throws {
         let harness = try Harness()
         try await harness.run { client in
-            _ = try await client.v1(
+            try await client.v1(
                 "projects/example/accounts", ["localId": "off", "phoneNumber": "+15555550100", "disabled": true],
-                admin: true)
+                admin: true
+            ).ok()
             let sent = try await client.v1("accounts:sendVerificationCode", PhoneRouteTests.jsSend())
             let code = try await PhoneRouteTests.outbox(client)[0]["code"]!
             let reply = try await client.v1(
                 "accounts:signInWithPhoneNumber", ["sessionInfo": sent["sessionInfo"]!, "code": code])
             #expect(reply.errorMessage == "USER_DISABLED")
 
-            _ = try await client.call(
+            try await client.call(
                 .patch, "/identitytoolkit.googleapis.com/v2/projects/example/config?updateMask=emulatorSettings",
-                #"{"emulatorSettings":{"smsQuotaPerIpPerHour":2}}"#, admin: true)
+                #"{"emulatorSettings":{"smsQuotaPerIpPerHour":2}}"#, admin: true
+            ).ok()
             func send(_ phone: String, from address: String) async throws -> Harness.Reply {
                 try await client.call(
                     .post, "/identitytoolkit.googleapis.com/v1/accounts:sendVerificationCode",
@@ -331,9 +334,10 @@ struct PhoneUserTests {
             #expect(try await send("+15555550100").status == 400)
             #expect(try await send("+447700900123").status == 200)
             #expect(try await send("+441481234567").errorMessage == refused)  // Guernsey, not GB
-            _ = try await patch(
+            try await patch(
                 "signIn.phoneNumber.testPhoneNumbers",
-                #"{"signIn":{"phoneNumber":{"testPhoneNumbers":{"+15555550111":"123456"}}}}"#)
+                #"{"signIn":{"phoneNumber":{"testPhoneNumbers":{"+15555550111":"123456"}}}}"#
+            ).ok()
             #expect(try await send("+15555550111").status == 200)
 
             // The Node Admin SDK's leaf mask; setting one branch of the oneof clears the other.
@@ -357,8 +361,9 @@ struct PhoneUserTests {
 
             // A tenant's own policy replaces the project's; without one it has the project's.
             #expect(try await send("+14165550123", tenant: "t1").errorMessage == refused)
-            _ = try await patch(
-                "smsRegionConfig", #"{"smsRegionConfig":{"allowlistOnly":{"allowedRegions":["CA"]}}}"#, tenant: "t1")
+            try await patch(
+                "smsRegionConfig", #"{"smsRegionConfig":{"allowlistOnly":{"allowedRegions":["CA"]}}}"#, tenant: "t1"
+            ).ok()
             #expect(try await send("+14165550123", tenant: "t1").status == 200)
             #expect(try await send("+15555550100", tenant: "t1").errorMessage == refused)
 

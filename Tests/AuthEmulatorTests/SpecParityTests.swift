@@ -259,7 +259,7 @@ struct SpecParityTests {
     func oobChecks() async throws {
         let harness = try Harness()
         try await harness.run { client in
-            _ = try await client.signUp("alice@example.com", "notasecret")
+            try await client.signUp("alice@example.com", "notasecret").ok()
             let tenants = "/identitytoolkit.googleapis.com/v2/projects/example/tenants"
             let disabled = try await client.call(.post, tenants, #"{"disableAuth":true}"#, admin: true)
             let noPassword = try await client.call(.post, tenants, #"{"allowPasswordSignup":false}"#, admin: true)
@@ -335,9 +335,10 @@ struct SpecParityTests {
     func totpExportImport() async throws {
         let harness = try Harness()
         try await harness.run { client in
-            _ = try await client.call(
+            try await client.call(
                 .patch, "/identitytoolkit.googleapis.com/admin/v2/projects/example/config?updateMask=mfa",
-                MfaRouteTests.enableTotp, admin: true)
+                MfaRouteTests.enableTotp, admin: true
+            ).ok()
             let user = try await MfaRouteTests.verifiedUser(client)
             let start = try await MfaRouteTests.v2(
                 client, "mfaEnrollment:start", ["idToken": user["idToken"]!, "totpEnrollmentInfo": .object([:])])
@@ -360,7 +361,7 @@ struct SpecParityTests {
             let users = exported["users"]!
             #expect(
                 users.arrayValue?.first?["mfaInfo"]?.arrayValue?.first?["emulatorTotpSecret"]?.stringValue == secret)
-            _ = try await client.call(.delete, "/emulator/v1/projects/example/accounts", key: false)
+            try await client.call(.delete, "/emulator/v1/projects/example/accounts", key: false).ok()
             let imported = try await client.call(
                 .post, batch + ":batchCreate", JSONValue.object(["users": users]).jsonString(), admin: true)
             #expect(imported.status == 200)
