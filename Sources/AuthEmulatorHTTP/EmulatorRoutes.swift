@@ -41,6 +41,7 @@ extension RouteTable {
         api(.get, ["\(base)/config"], access: .open) {
             try await emulator.emulatorConfig(projectId: $0.caller.scope.projectId)
         }
+        api(.delete, ["\(base)/config"], access: .open) { try await emulator.resetSettings($0.caller.scope.projectId) }
         api(.patch, ["\(base)/config"], access: .open) {
             try await emulator.updateEmulatorConfig(projectId: $0.caller.scope.projectId, patch: $0.rawBody)
         }

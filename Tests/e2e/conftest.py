@@ -75,8 +75,11 @@ def daemon(tmp_path_factory):
 
 @pytest.fixture
 def api(daemon):
-    """Plain-HTTP client with the default project's state wiped first."""
+    """Plain-HTTP client with the default project's accounts, settings, tenants and clock reset first:
+    nothing one test sets leaks into the next."""
     requests.delete(f"{daemon.base}/emulator/v1/projects/{PROJECT}/accounts").raise_for_status()
+    requests.delete(f"{daemon.base}/emulator/v1/projects/{PROJECT}/config").raise_for_status()
+    requests.post(f"{daemon.base}/emulator/v1/clock:reset").raise_for_status()
     return Api(daemon.base)
 
 

@@ -194,6 +194,9 @@ def test_totp_on_a_tenant(api):
     assert claims(finalized["idToken"])["firebase"]["tenant"] == tenant
     first = api.v1("accounts:signInWithPassword", {"email": "tenant-mfa@example.com", "password": "secret123",
                                                    "tenantId": tenant}).json()
+    # With TOTP on at the project level too, the tenant's pending credential is refused there for
+    # its project, not for TOTP being off (this relied on an earlier test's project setting).
+    enable_totp(api)
     elsewhere = v2(api, "mfaSignIn:finalize", {"mfaPendingCredential": first["mfaPendingCredential"],
                                                "mfaEnrollmentId": first["mfaInfo"][0]["mfaEnrollmentId"],
                                                "totpVerificationInfo": {"verificationCode": totp(secret)}})

@@ -31,3 +31,22 @@ extension Emulator {
         return .object([:])
     }
 }
+
+extension Emulator {
+    /// `DELETE /emulator/v1/projects/{p}/config`: the project's configuration back to the
+    /// defaults and its tenants removed; accounts, outboxes and the clock stay. For test suites in
+    /// which no setting may leak from one test to the next. (Settings from the config file come
+    /// back on the next start or SIGHUP.)
+    public func resetSettings(_ projectId: String) async throws -> JSONValue {
+        defer { settingsChanged() }
+        try await store.write { tx in
+            try tx.saveProjectConfig(projectId: projectId, .object([:]))
+            for tenant in try tx.listTenants(projectId: projectId, after: nil, limit: nil) {
+                if let id = tenant["tenantId"]?.stringValue {
+                    _ = try tx.deleteTenant(projectId: projectId, tenantId: id)
+                }
+            }
+        }
+        return .object([:])
+    }
+}
