@@ -69,26 +69,18 @@ struct ApiRequest: Sendable {
             }
             projectId = target
         }
-        var tenantId = context.parameters.get("tenant")
-        if let bodyTenant = body["tenantId"]?.stringValue, !bodyTenant.isEmpty {
-            if let tenantId, tenantId != bodyTenant { throw AuthError.tenantIdMismatch }
-            tenantId = bodyTenant
-        }
-        if tenantId == nil, let queryTenant = query["tenantId"]?.first, !queryTenant.isEmpty {
-            tenantId = queryTenant
-        }
-        if tenantId == nil, let idToken = body["idToken"]?.stringValue,
-            let claims = try? TokenService.peekTenant(idToken)
-        {
-            tenantId = claims
-        }
+        let scope = try Scope.resolve(
+            projectId: projectId,
+            tenant: TenantSources(
+                path: context.parameters.get("tenant"), body: body["tenantId"]?.stringValue,
+                query: query["tenantId"]?.first, idToken: body["idToken"]?.stringValue))
         let forwarded = request.headers[HTTPField.Name("X-Forwarded-For")!]?.split(separator: ",").first
             .map { $0.trimmingCharacters(in: .whitespaces) }
         let peer = (context as? any RemoteAddressRequestContext)?.remoteAddress?.ipAddress
         return ApiRequest(
             body: body, query: query,
             caller: Caller(
-                scope: Scope(projectId: projectId, tenantId: tenantId), isAdmin: isAdmin, clientIP: forwarded ?? peer,
+                scope: scope, isAdmin: isAdmin, clientIP: forwarded ?? peer,
                 requestOrigin: requestOrigin(request.head.authority)))
     }
 
@@ -144,26 +136,6 @@ struct ApiRequest: Sendable {
     }
 }
 
-extension TokenService {
-    /// The `firebase.tenant` claim of an ID token, without any other check.
-    static func peekTenant(_ token: String) throws -> String? {
-        // On the raw bytes: `String.UTF8View` indexing is slow on this path.
-        var token = token
-        let payload: String? = token.withUTF8 { bytes in
-            let dot = UInt8(ascii: ".")
-            guard let firstDot = bytes.firstIndex(of: dot) else { return nil }
-            let rest = bytes[(firstDot + 1)...]
-            return String(decoding: rest[..<(rest.firstIndex(of: dot) ?? rest.endIndex)], as: UTF8.self)
-        }
-        guard let payload, let data = Data(base64Encoded: Base64.padded(payload)) else { return nil }
-        // Most tokens carry no tenant: only parse when the claim can be there.
-        guard [UInt8](data).contains(subsequence: tenantClaim) else { return nil }
-        return try JSONValue.parse(data).value(at: "firebase.tenant")?.stringValue
-    }
-
-    private static let tenantClaim = Array(#""tenant""#.utf8)
-}
-
 /// HTTP-level settings.
 public struct HTTPSettings: Sendable {
     public var defaultProjectId: String
@@ -187,17 +159,4 @@ public struct HTTPSettings: Sendable {
 public func isLoopbackAddress(_ address: String) -> Bool {
     let bare = address.hasPrefix("::ffff:") ? String(address.dropFirst(7)) : address
     return bare == "::1" || bare.hasPrefix("127.") || bare.lowercased() == "localhost"
-}
-
-extension [UInt8] {
-    /// Whether `needle` occurs in these bytes (a plain scan; the inputs are a few hundred bytes).
-    func contains(subsequence needle: [UInt8]) -> Bool {
-        guard let first = needle.first, needle.count <= count else { return needle.isEmpty }
-        var index = 0
-        while index <= count - needle.count {
-            if self[index] == first, self[index..<(index + needle.count)].elementsEqual(needle) { return true }
-            index += 1
-        }
-        return false
-    }
 }

@@ -158,7 +158,8 @@ extension RouteTable {
                     .object(["authEmulator": .object(["error": "missing apiKey or providerId query parameters"])]),
                     status: .badRequest)
             }
-            let scope = Scope(projectId: defaultProject, tenantId: query.get("tenantId") ?? query.get("tid"))
+            let scope = try Scope.resolve(
+                projectId: defaultProject, tenant: TenantSources(query: query.get("tenantId") ?? query.get("tid")))
             let accounts = try await emulator.idpWidgetAccounts(providerId: providerId, scope: scope)
             return IdpWidgetPages.response(IdpWidgetPages.handler(providerId: providerId, accounts: accounts))
         }
@@ -197,7 +198,9 @@ extension RouteTable {
             }
             guard query.get("apiKey") != nil else { return failure("missing apiKey query parameter") }
             guard let mode = query.get("mode") else { return failure("Invalid mode") }
-            let caller = Caller(scope: Scope(projectId: defaultProject, tenantId: query.get("tenantId")), isAdmin: true)
+            let scope = try Scope.resolve(
+                projectId: defaultProject, tenant: TenantSources(query: query.get("tenantId")))
+            let caller = Caller(scope: scope, isAdmin: true)
             let continueUrl = query.get("continueUrl")
             func success(_ message: String, email: String?) -> Response {
                 if let continueUrl, !continueUrl.isEmpty {

@@ -34,7 +34,11 @@ extension RouteTable {
     }
 
     static func inspectorScope(_ context: Context) -> Scope {
-        Scope(projectId: context.parameters.get("project") ?? "", tenantId: context.parameters.get("tenant"))
+        // A path tenant alone cannot be refused.
+        (try? Scope.resolve(
+            projectId: context.parameters.get("project") ?? "",
+            tenant: TenantSources(path: context.parameters.get("tenant"))))
+            ?? Scope(projectId: context.parameters.get("project") ?? "")
     }
 
     /// One line a route: the page (GET) or the action (POST, with its form) of a scope.
