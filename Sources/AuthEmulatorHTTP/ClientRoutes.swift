@@ -30,12 +30,8 @@ extension RouteTable {
         client("accounts:lookup", "getAccountInfo") {
             try await emulator.lookup($0.decode(LookupRequest.self), caller: $0.caller)
         }
-        client("accounts:update", "setAccountInfo") { request in
-            let update = try request.decode(UpdateAccountRequest.self)
-            if let code = update.oobCode, update.idToken == nil, !request.caller.isAdmin {
-                return try await emulator.applyOobCode(code, caller: request.caller)
-            }
-            return try await emulator.updateAccount(update, caller: request.caller)
+        client("accounts:update", "setAccountInfo") {
+            try await emulator.updateAccount($0.decode(UpdateAccountRequest.self), caller: $0.caller)
         }
         client("accounts:delete", "deleteAccount") {
             try await emulator.deleteAccount(

@@ -31,155 +31,93 @@ public struct UpdateAccountRequest: Decodable, Sendable {
 }
 
 extension Emulator {
+    /// `accounts:update` (v3 `setAccountInfo`): an email action code alone (no ID token, not an
+    /// admin) applies that code; anything else changes the account.
     public func updateAccount(_ request: UpdateAccountRequest, caller: Caller) async throws -> JSONValue {
-        let scope = caller.scope
+        if let code = request.oobCode, request.idToken == nil, !caller.isAdmin {
+            return try await applyOobCode(code, caller: caller)
+        }
         if request.provider != nil || request.upgradeToFederatedLogin != nil {
             throw AuthError.notImplemented("accounts:update with provider")
         }
-        let random = self.random
-        let now = clock.now()
-        let nowMillis = nowMillisString
         let recoveryCode = random.base64URL(54)
-        let options = self.options
-        typealias Outcome = (user: UserRecord, claims: IdTokenClaims?, reissue: Bool, recovery: OobCode?)
-        let (user, claims, reissue, recovery): Outcome = try await store.write { tx in
-            let settings = try self.enabledSettings(tx, scope)
-            var user: UserRecord
-            var claims: IdTokenClaims?
-            if let idToken = request.idToken {
-                let decoded = try self.tokens.decodeIdToken(idToken)
-                user = try Emulator.userForIdToken(tx, decoded, scope: scope)
-                claims = decoded
-                if request.disableUser != nil { throw AuthError.operationNotAllowed }
-            } else if caller.isAdmin {
-                guard let localId = request.localId else { throw AuthError.missingLocalId }
-                guard let found = try tx.user(scope, localId: localId) else { throw AuthError.userNotFound }
-                user = found
-            } else if request.oobCode != nil {
-                throw AuthError.notImplemented("accounts:update with oobCode")
-            } else {
-                throw AuthError("INVALID_REQ_TYPE", "Unsupported request parameters.")
-            }
-            if !caller.isAdmin {
-                if request.customAttributes != nil || request.emailVerified != nil || request.createdAt != nil
-                    || request.lastLoginAt != nil
-                {
-                    throw AuthError.insufficientPermission
-                }
-            }
-            var reissue = false
-            let deletes = Set(request.deleteAttribute ?? [])
-            if deletes.contains("DISPLAY_NAME") { user.displayName = nil }
-            if deletes.contains("PHOTO_URL") { user.photoUrl = nil }
-            if deletes.contains("PROVIDER") || deletes.contains("RAW_USER_INFO") {
-                throw AuthError.notImplemented("deleteAttribute \(deletes.sorted().joined(separator: ","))")
-            }
-            if let name = request.displayName, !deletes.contains("DISPLAY_NAME") { user.displayName = name }
-            if let photo = request.photoUrl, !deletes.contains("PHOTO_URL") { user.photoUrl = photo }
-            // As firebase-tools: a signed-in (not anonymous) user's first address is kept as
-            // `initialEmail`, and changing it mails a RECOVER_EMAIL code there.
-            let anonymousSession = claims?.signInProvider == "anonymous"
-            var emailChanged = false
-            if let email = request.email {
-                guard Validation.isEmail(email) else { throw AuthError.invalidEmail }
-                let normalized = email.lowercased()
-                if user.email != normalized {
-                    if try !tx.users(scope, email: normalized).isEmpty { throw AuthError.emailExists }
-                    if !anonymousSession, let old = user.email, user.initialEmail == nil { user.initialEmail = old }
-                    user.email = normalized
-                    user.emailVerified = false
-                    user.validSince = String(now.epochSeconds)
-                    emailChanged = true
-                    reissue = true
-                    if user.hasPassword {
-                        user.upsertProvider(
-                            ProviderUserInfo(
-                                providerId: "password", rawId: normalized, federatedId: normalized, email: normalized))
-                    }
-                }
-            }
-            if let password = request.password {
-                try settings.passwordRules.check(newPassword: password)
-                user.setPassword(password, random: random, nowMillis: nowMillis)
-                user.validSince = String(now.epochSeconds)
-                reissue = true
-            }
-            if let verified = request.emailVerified { user.emailVerified = verified }
-            if let disabled = request.disableUser { user.disabled = disabled }
-            if let phone = request.phoneNumber, !(request.deleteProvider ?? []).contains("phone") {
-                guard Validation.isPhoneNumber(phone) else { throw AuthError.invalidPhoneNumber }
-                if let owner = try tx.user(scope, phoneNumber: phone), owner.localId != user.localId {
-                    throw AuthError.phoneNumberExists
-                }
-                user.phoneNumber = phone
-                user.upsertProvider(ProviderUserInfo(providerId: "phone", rawId: phone, phoneNumber: phone))
-            }
-            if let deletePasskey = request.deletePasskey, let passkeys = user.passkeyInfo {
-                user.passkeyInfo = passkeys.filter { !deletePasskey.contains($0.credentialId) }
-            }
-            if deletes.contains("PASSWORD") { user.clearPassword() }
-            if deletes.contains("EMAIL") { user.clearEmail() }
-            for providerId in request.deleteProvider ?? [] {
-                user.removeProvider(providerId)
-                if providerId == "phone" { user.phoneNumber = nil }
-                // As firebase-tools: the email/password credential goes with its address.
-                if providerId == "password" {
-                    user.clearPassword()
-                    user.clearEmail()
-                }
-            }
-            if let link = request.linkProviderUserInfo {
-                guard let providerId = link.providerId, !providerId.isEmpty else {
-                    throw AuthError("MISSING_PROVIDER_ID")
-                }
-                guard let rawId = link.rawId, !rawId.isEmpty else { throw AuthError("MISSING_RAW_ID") }
-                if let owner = try tx.user(scope, providerId: providerId, rawId: rawId), owner.localId != user.localId {
-                    throw AuthError("FEDERATED_USER_ID_ALREADY_LINKED")
-                }
-                user.upsertProvider(
-                    ProviderUserInfo(
-                        providerId: providerId, rawId: rawId, federatedId: link.federatedId, email: link.email,
-                        displayName: link.displayName, photoUrl: link.photoUrl, phoneNumber: link.phoneNumber,
-                        screenName: link.screenName))
-            }
-            if let attributes = request.customAttributes {
-                user.customAttributes = try CustomClaims.validate(attributes)
-            }
-            if let validSince = request.validSince {
-                // A signed-in user revoking their other sessions: tokens before now end, and this
-                // request gets new ones (firebase-tools). The admin credential sets the value sent.
-                user.validSince = caller.isAdmin ? validSince : String(now.epochSeconds)
-                reissue = true
-            }
-            if let createdAt = request.createdAt { user.createdAt = createdAt }
-            if let lastLoginAt = request.lastLoginAt { user.lastLoginAt = lastLoginAt }
-            if let mfa = request.mfa {
-                user.mfaInfo = try Emulator.replaceEnrollments(
-                    mfa.enrollments ?? [], of: user, random: random, now: now)
-            }
-            try tx.save(scope, user)
-            var recovery: OobCode?
-            if emailChanged, !anonymousSession, let initial = user.initialEmail {
-                let code = OobCode(
-                    email: initial, requestType: .recoverEmail, oobCode: recoveryCode,
-                    oobLink: Emulator.actionLink(
-                        base: options.linkBase(for: caller), mode: OobRequestType.recoverEmail.actionMode,
-                        code: recoveryCode,
-                        continueUrl: nil, tenantId: scope.tenantId),
-                    localId: user.localId, createdAt: now.timeIntervalSince1970 * 1000)
-                try tx.saveOobCode(scope, code)
-                recovery = code
-            }
-            return (user, claims, reissue, recovery)
+        let (now, nowMillis) = (clock.now(), nowMillisString)
+        typealias Outcome = (change: AccountChange, claims: IdTokenClaims?, recovery: OobCode?)
+        let outcome: Outcome = try await store.write { tx in
+            let settings = try self.enabledSettings(tx, caller.scope)
+            let (user, claims) = try self.updateTarget(tx, request, caller: caller)
+            var change = AccountChange(
+                user: user, request: request, scope: caller.scope, now: now,
+                anonymousSession: claims?.signInProvider == "anonymous")
+            try change.applyProfile()
+            try change.applyEmail(tx)
+            try change.applyPassword(settings.passwordRules, random: self.random, nowMillis: nowMillis)
+            change.applyFlags()
+            try change.applyPhone(tx)
+            change.applyDeletions()
+            try change.applyLinkedProvider(tx)
+            try change.applyAdminFields(isAdmin: caller.isAdmin, random: self.random)
+            try tx.save(caller.scope, change.user)
+            let recovery = try self.recoveryCode(tx, change, code: recoveryCode, caller: caller)
+            return (change, claims, recovery)
         }
-        if let recovery { logOobCode(recovery, scope: scope) }
-        var response = Emulator.accountInfoResponse(user)
-        if let email = request.email { response["newEmail"] = .string(email.lowercased()) }
-        if let claims, reissue {
+        if let recovery = outcome.recovery { logOobCode(recovery, scope: caller.scope) }
+        return try await updateResponse(outcome.change, claims: outcome.claims, caller: caller)
+    }
+
+    /// The account a request changes: the ID token's user, or (admin) the one `localId` names.
+    /// Fields only an admin may set are refused to anyone else.
+    func updateTarget(_ tx: any StoreTransaction, _ request: UpdateAccountRequest, caller: Caller) throws
+        -> (UserRecord, IdTokenClaims?)
+    {
+        let target: (UserRecord, IdTokenClaims?)
+        if let idToken = request.idToken {
+            let claims = try tokens.decodeIdToken(idToken)
+            target = (try Emulator.userForIdToken(tx, claims, scope: caller.scope), claims)
+            if request.disableUser != nil { throw AuthError.operationNotAllowed }
+        } else if caller.isAdmin {
+            guard let localId = request.localId else { throw AuthError.missingLocalId }
+            guard let found = try tx.user(caller.scope, localId: localId) else { throw AuthError.userNotFound }
+            target = (found, nil)
+        } else if request.oobCode != nil {
+            throw AuthError.notImplemented("accounts:update with oobCode")
+        } else {
+            throw AuthError("INVALID_REQ_TYPE", "Unsupported request parameters.")
+        }
+        if !caller.isAdmin,
+            request.customAttributes != nil || request.emailVerified != nil || request.createdAt != nil
+                || request.lastLoginAt != nil
+        {
+            throw AuthError.insufficientPermission
+        }
+        return target
+    }
+
+    /// The RECOVER_EMAIL code mailed to a signed-in user's first address when it changed.
+    func recoveryCode(_ tx: any StoreTransaction, _ change: AccountChange, code: String, caller: Caller) throws
+        -> OobCode?
+    {
+        guard change.emailChanged, !change.anonymousSession, let initial = change.user.initialEmail else { return nil }
+        let recovery = OobCode(
+            email: initial, requestType: .recoverEmail, oobCode: code,
+            oobLink: Emulator.actionLink(
+                base: options.linkBase(for: caller), mode: OobRequestType.recoverEmail.actionMode, code: code,
+                continueUrl: nil, tenantId: caller.scope.tenantId),
+            localId: change.user.localId, createdAt: change.now.timeIntervalSince1970 * 1000)
+        try tx.saveOobCode(caller.scope, recovery)
+        return recovery
+    }
+
+    /// The account's profile, and new tokens when the change ends the caller's session.
+    func updateResponse(_ change: AccountChange, claims: IdTokenClaims?, caller: Caller) async throws -> JSONValue {
+        var response = Emulator.accountInfoResponse(change.user)
+        if let email = change.request.email { response["newEmail"] = .string(email.lowercased()) }
+        if let claims, change.reissue {
             // Setting a password makes the new session a password one (an anonymous user linking
             // email and password comes out signed in with it).
-            let provider = request.password != nil ? "password" : claims.signInProvider
-            var grant = SessionGrant(user: user, scope: scope, provider: provider, secondFactor: claims.secondFactor)
+            let provider = change.request.password != nil ? "password" : claims.signInProvider
+            var grant = SessionGrant(
+                user: change.user, scope: caller.scope, provider: provider, secondFactor: claims.secondFactor)
             grant.authTime = claims.authTime
             for (key, value) in try await issueTokens(grant) { response[key] = value }
         }
