@@ -33,77 +33,18 @@ extension Emulator {
         let result: (UserRecord, String?, [String: JSONValue]) = try await writeWithBlockingFunctions(scope) {
             tx, hooks, random in
             let settings = try self.enabledSettings(tx, scope)
-            if request.localId != nil, !caller.isAdmin || request.idToken != nil {
-                throw AuthError("UNEXPECTED_PARAMETER", "User ID")
-            }
-            // As firebase-tools: a client's sign-up that names an account, an email or a password is
-            // an email/password one, and needs both (an anonymous account cannot become a password
-            // session without an address).
-            if !caller.isAdmin, request.idToken != nil || request.email != nil || request.password != nil {
-                guard request.email?.isEmpty == false else { throw AuthError.missingEmail }
-                guard request.password?.isEmpty == false else { throw AuthError.missingPassword }
-            }
-            if !caller.isAdmin, request.email != nil || request.password != nil {
-                try Emulator.verifyPasswordRecaptcha(
-                    tx, token: request.captchaResponse, clientType: request.clientType,
-                    version: request.recaptchaVersion,
-                    scope: scope, settings: settings)
-            }
-            var user: UserRecord
-            var provider: String?
-            if let idToken = request.idToken {
-                let claims = try self.tokens.decodeIdToken(idToken)
-                user = try Emulator.userForIdToken(tx, claims, scope: scope)
-                provider = "password"
-            } else {
-                let localId = request.localId ?? random.alphanumeric(28)
-                if request.localId != nil, try tx.user(scope, localId: localId) != nil {
-                    throw AuthError.duplicateLocalId
-                }
-                user = UserRecord(localId: localId)
-                user.createdAt = nowMillis
-                user.tenantId = scope.tenantId
-            }
-            if let email = request.email {
-                guard Validation.isEmail(email) else { throw AuthError.invalidEmail }
-                let normalized = email.lowercased()
-                if try tx.users(scope, email: normalized).contains(where: { $0.localId != user.localId }) {
-                    throw AuthError.emailExists
-                }
-                user.email = normalized
-                if !caller.isAdmin {
-                    guard let password = request.password, !password.isEmpty else { throw AuthError.missingPassword }
-                    _ = password
-                }
-                if !settings.passwordSignUpEnabled, !caller.isAdmin { throw AuthError.operationNotAllowed }
-            } else if request.password != nil, !caller.isAdmin || request.idToken != nil {
-                throw AuthError.missingEmail
-            }
-            if let password = request.password {
-                try settings.passwordRules.check(newPassword: password)
-                user.setPassword(password, random: random, nowMillis: nowMillis)
-            }
+            try Emulator.checkSignUp(tx, request, caller: caller, settings: settings)
+            var (user, provider) = try self.signUpTarget(
+                tx, request, caller: caller, random: random, nowMillis: nowMillis)
+            try Emulator.setSignUpCredentials(
+                tx, &user, request, caller: caller, settings: settings, random: random, nowMillis: nowMillis)
             if request.idToken == nil, request.email == nil, request.password == nil, !caller.isAdmin {
                 if !settings.anonymousEnabled { throw AuthError.adminOnlyOperation }
                 provider = "anonymous"
             } else if request.idToken == nil, !caller.isAdmin {
                 provider = "password"
             }
-            // As firebase-tools (and production): without the admin credential, a display name is
-            // kept only for an email/password account and a photo URL never.
-            let passwordAccount = request.idToken != nil || request.email != nil || request.password != nil
-            if caller.isAdmin || passwordAccount, let name = request.displayName { user.displayName = name }
-            if caller.isAdmin, let photo = request.photoUrl { user.photoUrl = photo }
-            if caller.isAdmin {
-                if let verified = request.emailVerified { user.emailVerified = verified }
-                if let disabled = request.disabled { user.disabled = disabled }
-                if let phone = request.phoneNumber {
-                    guard Validation.isPhoneNumber(phone) else { throw AuthError.invalidPhoneNumber }
-                    if try tx.user(scope, phoneNumber: phone) != nil { throw AuthError.phoneNumberExists }
-                    user.phoneNumber = phone
-                    user.upsertProvider(ProviderUserInfo(providerId: "phone", rawId: phone, phoneNumber: phone))
-                }
-            }
+            try Emulator.setSignUpProfile(tx, &user, request, caller: caller)
             if let enrollments = request.mfaInfo {
                 user.mfaInfo = try MfaEnrollmentInput.records(
                     enrollments, random: random, now: self.clock.now(), keepingIds: caller.isAdmin)
@@ -122,8 +63,98 @@ extension Emulator {
             try tx.save(scope, user)
             return (user, provider, sessionClaims)
         }
-        let (user, provider, sessionClaims) = result
-        // A blocking function may have disabled the new account: it is kept, but not signed in.
+        return try await signUpResponse(result.0, provider: result.1, sessionClaims: result.2, scope: scope)
+    }
+
+    /// What a sign-up request may ask: only an admin names a uid; a client's email/password
+    /// sign-up needs both and passes the password reCAPTCHA policy.
+    static func checkSignUp(
+        _ tx: any StoreTransaction, _ request: SignUpRequest, caller: Caller, settings: ScopeSettings
+    ) throws {
+        if request.localId != nil, !caller.isAdmin || request.idToken != nil {
+            throw AuthError("UNEXPECTED_PARAMETER", "User ID")
+        }
+        // As firebase-tools: a client's sign-up that names an account, an email or a password is
+        // an email/password one, and needs both (an anonymous account cannot become a password
+        // session without an address).
+        if !caller.isAdmin, request.idToken != nil || request.email != nil || request.password != nil {
+            guard request.email?.isEmpty == false else { throw AuthError.missingEmail }
+            guard request.password?.isEmpty == false else { throw AuthError.missingPassword }
+        }
+        if !caller.isAdmin, request.email != nil || request.password != nil {
+            try verifyPasswordRecaptcha(
+                tx, token: request.captchaResponse, clientType: request.clientType, version: request.recaptchaVersion,
+                scope: caller.scope, settings: settings)
+        }
+    }
+
+    /// The account a sign-up makes: the ID token's (anonymous) user gaining a password, or a new one.
+    func signUpTarget(
+        _ tx: any StoreTransaction, _ request: SignUpRequest, caller: Caller, random: any RandomSource,
+        nowMillis: String
+    ) throws -> (UserRecord, String?) {
+        if let idToken = request.idToken {
+            let claims = try tokens.decodeIdToken(idToken)
+            return (try Emulator.userForIdToken(tx, claims, scope: caller.scope), "password")
+        }
+        let localId = request.localId ?? random.alphanumeric(28)
+        if request.localId != nil, try tx.user(caller.scope, localId: localId) != nil {
+            throw AuthError.duplicateLocalId
+        }
+        var user = UserRecord(localId: localId)
+        user.createdAt = nowMillis
+        user.tenantId = caller.scope.tenantId
+        return (user, nil)
+    }
+
+    /// The address (unique in the scope) and the password (checked against the policy).
+    static func setSignUpCredentials(
+        _ tx: any StoreTransaction, _ user: inout UserRecord, _ request: SignUpRequest, caller: Caller,
+        settings: ScopeSettings, random: any RandomSource, nowMillis: String
+    ) throws {
+        if let email = request.email {
+            guard Validation.isEmail(email) else { throw AuthError.invalidEmail }
+            let normalized = email.lowercased()
+            let localId = user.localId
+            if try tx.users(caller.scope, email: normalized).contains(where: { $0.localId != localId }) {
+                throw AuthError.emailExists
+            }
+            user.email = normalized
+            if !caller.isAdmin, request.password?.isEmpty != false { throw AuthError.missingPassword }
+            if !settings.passwordSignUpEnabled, !caller.isAdmin { throw AuthError.operationNotAllowed }
+        } else if request.password != nil, !caller.isAdmin || request.idToken != nil {
+            throw AuthError.missingEmail
+        }
+        if let password = request.password {
+            try settings.passwordRules.check(newPassword: password)
+            user.setPassword(password, random: random, nowMillis: nowMillis)
+        }
+    }
+
+    /// As firebase-tools (and production): without the admin credential, a display name is kept
+    /// only for an email/password account and a photo URL never; the rest is the admin's.
+    static func setSignUpProfile(
+        _ tx: any StoreTransaction, _ user: inout UserRecord, _ request: SignUpRequest, caller: Caller
+    ) throws {
+        let passwordAccount = request.idToken != nil || request.email != nil || request.password != nil
+        if caller.isAdmin || passwordAccount, let name = request.displayName { user.displayName = name }
+        guard caller.isAdmin else { return }
+        if let photo = request.photoUrl { user.photoUrl = photo }
+        if let verified = request.emailVerified { user.emailVerified = verified }
+        if let disabled = request.disabled { user.disabled = disabled }
+        if let phone = request.phoneNumber {
+            guard Validation.isPhoneNumber(phone) else { throw AuthError.invalidPhoneNumber }
+            if try tx.user(caller.scope, phoneNumber: phone) != nil { throw AuthError.phoneNumberExists }
+            user.phoneNumber = phone
+            user.upsertProvider(ProviderUserInfo(providerId: "phone", rawId: phone, phoneNumber: phone))
+        }
+    }
+
+    /// The new account, signed in unless an admin made it (or a blocking function disabled it:
+    /// the account is kept, but not signed in).
+    func signUpResponse(_ user: UserRecord, provider: String?, sessionClaims: [String: JSONValue], scope: Scope)
+        async throws -> JSONValue
+    {
         if user.isDisabled, provider != nil { throw AuthError.userDisabled }
         var response: [String: JSONValue] = [
             "kind": "identitytoolkit#SignupNewUserResponse", "localId": .string(user.localId),
@@ -133,9 +164,7 @@ extension Emulator {
         if let provider {
             var grant = SessionGrant(user: user, scope: scope, provider: provider)
             grant.extraClaims = sessionClaims
-            for (key, value) in try await issueTokens(grant) {
-                response[key] = value
-            }
+            for (key, value) in try await issueTokens(grant) { response[key] = value }
         }
         return .object(response)
     }
