@@ -210,11 +210,26 @@ extension Emulator {
         }
     }
 
+    /// One `batchCreate` user as a record: its profile, password, providers and factors.
     static func importedRecord(
         _ input: BatchCreateRequest.ImportedUser, scope: Scope, random: any RandomSource, uploadMillis: String,
         hashOptions: ImportedPasswordHash? = nil
     )
         throws -> UserRecord
+    {
+        var user = try importedProfile(input, scope: scope, uploadMillis: uploadMillis)
+        setImportedPassword(&user, input, random: random, hashOptions: hashOptions)
+        let providers = try importedProviders(input, of: user)
+        user.providerUserInfo = providers.isEmpty ? nil : providers
+        if let factors = input.mfaInfo, !factors.isEmpty {
+            user.mfaInfo = try importedFactors(factors, of: user, random: random)
+        }
+        return user
+    }
+
+    /// The uid, contact and profile fields, times and flags, checked.
+    static func importedProfile(_ input: BatchCreateRequest.ImportedUser, scope: Scope, uploadMillis: String) throws
+        -> UserRecord
     {
         guard let localId = input.localId, !localId.isEmpty else { throw AuthError("localId is missing") }
         if let tenant = input.tenantId, !tenant.isEmpty, tenant != scope.tenantId {
@@ -245,18 +260,31 @@ extension Emulator {
         user.initialEmail = input.initialEmail
         user.passkeyInfo = input.passkeyInfo
         user.tenantId = scope.tenantId
-        let plaintext = input.rawPassword ?? input.passwordHash.flatMap(PasswordHasher.plaintextOfFakeHash)
-        if let plaintext {
+        return user
+    }
+
+    /// A plaintext (or firebase-tools fake hash) is hashed here; a hash from elsewhere (production,
+    /// our own export) is kept verbatim, with how it was made when the upload says so, so the real
+    /// password signs in.
+    static func setImportedPassword(
+        _ user: inout UserRecord, _ input: BatchCreateRequest.ImportedUser, random: any RandomSource,
+        hashOptions: ImportedPasswordHash?
+    ) {
+        if let plaintext = input.rawPassword ?? input.passwordHash.flatMap(PasswordHasher.plaintextOfFakeHash) {
             let hashed = PasswordHasher.hash(plaintext, random: random)
             user.passwordHash = hashed.hash
             user.salt = hashed.salt
         } else if let hash = input.passwordHash {
-            // A hash from elsewhere (production, our own export): kept verbatim, with how it was
-            // made when the upload says so, so the real password signs in.
             user.passwordHash = hash
             user.salt = input.salt
             user.importedPasswordHash = input.emulatorPasswordHash ?? hashOptions
         }
+    }
+
+    /// The linked providers as sent, plus the password and phone entries the user's own fields imply.
+    static func importedProviders(_ input: BatchCreateRequest.ImportedUser, of user: UserRecord) throws
+        -> [ProviderUserInfo]
+    {
         var providers: [ProviderUserInfo] = []
         for provider in input.providerUserInfo ?? [] {
             let providerId = provider.providerId ?? ""
@@ -282,35 +310,39 @@ extension Emulator {
         if let phone = user.phoneNumber, !providers.contains(where: { $0.providerId == "phone" }) {
             providers.append(ProviderUserInfo(providerId: "phone", rawId: phone, phoneNumber: phone))
         }
-        user.providerUserInfo = providers.isEmpty ? nil : providers
-        if let factors = input.mfaInfo, !factors.isEmpty {
-            guard user.email != nil else { throw AuthError("Second factor account requires email to be presented.") }
-            guard user.emailVerified == true else {
-                throw AuthError("Second factor account requires email to be verified.")
-            }
-            var ids = Set<String>()
-            for id in factors.compactMap(\.mfaEnrollmentId) where !id.isEmpty {
-                guard ids.insert(id).inserted else { throw AuthError("Enrollment id already exists.") }
-            }
-            user.mfaInfo = try factors.map { input throws(AuthError) in
-                let id = input.mfaEnrollmentId.flatMap { $0.isEmpty ? nil : $0 } ?? random.alphanumeric(28)
-                var factor = MfaEnrollment(
-                    mfaEnrollmentId: id, displayName: input.displayName, enrolledAt: input.enrolledAt,
-                    phoneInfo: input.phoneInfo, totpInfo: input.totpInfo,
-                    totpSecret: input.totpSecret ?? input.emulatorTotpSecret)
-                factor.totpLastUsedStep = input.totpLastUsedStep
-                if let phone = input.phoneInfo {
-                    guard Validation.isPhoneNumber(phone) else { throw AuthError("Phone number format is invalid") }
-                    factor.unobfuscatedPhoneInfo = input.unobfuscatedPhoneInfo ?? phone
-                } else if input.totpInfo != nil, let secret = factor.totpSecret, Base32.decode(secret) != nil {
-                    // A TOTP factor is only importable with the secret its authenticator app holds.
-                } else {
-                    throw AuthError("Second factor not supported.")
-                }
-                return factor
-            }
+        return providers
+    }
+
+    /// Second factors need a verified email; ids are unique (drawn when absent); SMS factors need a
+    /// valid number and TOTP factors the secret their authenticator app holds.
+    static func importedFactors(
+        _ factors: [BatchCreateRequest.ImportedFactor], of user: UserRecord, random: any RandomSource
+    ) throws -> [MfaEnrollment] {
+        guard user.email != nil else { throw AuthError("Second factor account requires email to be presented.") }
+        guard user.emailVerified == true else {
+            throw AuthError("Second factor account requires email to be verified.")
         }
-        return user
+        var ids = Set<String>()
+        for id in factors.compactMap(\.mfaEnrollmentId) where !id.isEmpty {
+            guard ids.insert(id).inserted else { throw AuthError("Enrollment id already exists.") }
+        }
+        return try factors.map { input throws(AuthError) in
+            let id = input.mfaEnrollmentId.flatMap { $0.isEmpty ? nil : $0 } ?? random.alphanumeric(28)
+            var factor = MfaEnrollment(
+                mfaEnrollmentId: id, displayName: input.displayName, enrolledAt: input.enrolledAt,
+                phoneInfo: input.phoneInfo, totpInfo: input.totpInfo,
+                totpSecret: input.totpSecret ?? input.emulatorTotpSecret)
+            factor.totpLastUsedStep = input.totpLastUsedStep
+            if let phone = input.phoneInfo {
+                guard Validation.isPhoneNumber(phone) else { throw AuthError("Phone number format is invalid") }
+                factor.unobfuscatedPhoneInfo = input.unobfuscatedPhoneInfo ?? phone
+            } else if input.totpInfo != nil, let secret = factor.totpSecret, Base32.decode(secret) != nil {
+                // A TOTP factor is only importable with the secret its authenticator app holds.
+            } else {
+                throw AuthError("Second factor not supported.")
+            }
+            return factor
+        }
     }
 
     /// `accounts:batchGet`: pages in localId order; `maxResults` -1 means all (export).
