@@ -60,78 +60,104 @@ extension Emulator {
         let scope = caller.scope
         let now = clock.now()
         let context = BlockingSignInContext(signInMethod: "phone", clientIP: caller.clientIP)
-        enum Outcome: Sendable {
-            case signedIn(UserRecord, isNew: Bool, phone: String, sessionClaims: [String: JSONValue])
-            case conflict(TemporaryProof)
-            case failed(AuthError)
-        }
-        let outcome: Outcome = try await writeWithBlockingFunctions(scope) { tx, hooks, random in
+        let outcome: PhoneSignInOutcome = try await writeWithBlockingFunctions(scope) { tx, hooks, random in
             let settings = try self.enabledSettings(tx, scope)
             let phone: String
-            if let proofText = request.temporaryProof, !proofText.isEmpty {
-                guard let number = request.phoneNumber, !number.isEmpty else { throw AuthError("MISSING_PHONE_NUMBER") }
-                guard let proof = try tx.temporaryProof(proofText), proof.phoneNumber == number,
-                    proof.projectId == scope.projectId, proof.tenantId == scope.tenantId, proof.expiresAt > now
-                else { throw AuthError("INVALID_TEMPORARY_PROOF") }
-                phone = number
-                if request.idToken != nil, let owner = try tx.user(scope, phoneNumber: phone) {
-                    let me = try Emulator.userForIdToken(
-                        tx, try self.tokens.decodeIdToken(request.idToken!), scope: scope)
-                    if owner.localId != me.localId { throw AuthError.phoneNumberExists }
-                }
-                try tx.deleteTemporaryProof(proofText)
-            } else {
-                guard let sessionInfo = request.sessionInfo, !sessionInfo.isEmpty else {
-                    throw AuthError("MISSING_SESSION_INFO")
-                }
-                guard let code = request.code, !code.isEmpty else { throw AuthError("MISSING_CODE") }
-                switch try self.checkCode(
-                    tx, sessionInfo: sessionInfo, code: code, scope: scope, purposes: [.signIn], settings: settings)
-                {
-                case .rejected(let error): return .failed(error)
-                case .accepted(var message):
-                    phone = message.phoneNumber
-                    message.usedFor = Emulator.usedFor(operation: request.operation, hasIdToken: request.idToken != nil)
-                    try tx.updateSms(message)
-                }
+            switch try self.verifiedPhone(tx, request, scope: scope, settings: settings, now: now) {
+            case .rejected(let error): return .failed(error)
+            case .verified(let number): phone = number
             }
-            let owner = try tx.user(scope, phoneNumber: phone)
+            let step = PhoneSignInStep(
+                tx: tx, hooks: hooks, random: random, settings: settings, scope: scope, phone: phone, context: context)
             if let idToken = request.idToken {
-                var user = try Emulator.userForIdToken(tx, try self.tokens.decodeIdToken(idToken), scope: scope)
-                if let owner, owner.localId != user.localId {
-                    let proof = TemporaryProof(
-                        proof: random.base64URL(119), projectId: scope.projectId, tenantId: scope.tenantId,
-                        phoneNumber: phone, expiresAt: now.addingTimeInterval(3600))
-                    try tx.saveTemporaryProof(proof)
-                    return .conflict(proof)
-                }
-                if !user.enrollments.isEmpty { throw Emulator.phoneMfaConflict }
-                user.phoneNumber = phone
-                user.upsertProvider(ProviderUserInfo(providerId: "phone", rawId: phone, phoneNumber: phone))
-                self.markSignedIn(&user)
-                let claims = try hooks.beforeSignIn(&user, settings: settings, scope: scope, context: context)
-                try tx.save(scope, user)
-                return .signedIn(user, isNew: false, phone: phone, sessionClaims: claims)
+                let user = try Emulator.userForIdToken(tx, try self.tokens.decodeIdToken(idToken), scope: scope)
+                return try self.linkPhone(to: user, step, now: now)
             }
-            if request.operation == "REAUTH", owner == nil { throw AuthError.userNotFound }
-            if var user = owner {
-                if user.isDisabled { throw AuthError.userDisabled }
-                if !user.enrollments.isEmpty { throw Emulator.phoneMfaConflict }
-                self.markSignedIn(&user)
-                let claims = try hooks.beforeSignIn(&user, settings: settings, scope: scope, context: context)
-                try tx.save(scope, user)
-                return .signedIn(user, isNew: false, phone: phone, sessionClaims: claims)
-            }
-            var user = UserRecord(localId: random.alphanumeric(28))
-            user.createdAt = self.nowMillisString
-            user.tenantId = scope.tenantId
-            user.phoneNumber = phone
-            user.upsertProvider(ProviderUserInfo(providerId: "phone", rawId: phone, phoneNumber: phone))
-            self.markSignedIn(&user)
-            let claims = try hooks.beforeCreateAndSignIn(&user, settings: settings, scope: scope, context: context)
-            try tx.save(scope, user)
-            return .signedIn(user, isNew: true, phone: phone, sessionClaims: claims)
+            return try self.signInByPhone(step, reauthenticating: request.operation == "REAUTH")
         }
+        return try await phoneSignInResponse(outcome, scope: scope)
+    }
+
+    /// The number a request proves: a temporary proof of a conflict (used up), or an SMS code
+    /// (a wrong one is recorded, and the attempt commits: `.rejected`).
+    func verifiedPhone(
+        _ tx: any StoreTransaction, _ request: SignInWithPhoneNumberRequest, scope: Scope, settings: ScopeSettings,
+        now: Date
+    ) throws -> PhoneVerification {
+        if let proofText = request.temporaryProof, !proofText.isEmpty {
+            guard let number = request.phoneNumber, !number.isEmpty else { throw AuthError("MISSING_PHONE_NUMBER") }
+            guard let proof = try tx.temporaryProof(proofText), proof.phoneNumber == number,
+                proof.projectId == scope.projectId, proof.tenantId == scope.tenantId, proof.expiresAt > now
+            else { throw AuthError("INVALID_TEMPORARY_PROOF") }
+            if let idToken = request.idToken, let owner = try tx.user(scope, phoneNumber: number) {
+                let me = try Emulator.userForIdToken(tx, try tokens.decodeIdToken(idToken), scope: scope)
+                if owner.localId != me.localId { throw AuthError.phoneNumberExists }
+            }
+            try tx.deleteTemporaryProof(proofText)
+            return .verified(number)
+        }
+        guard let sessionInfo = request.sessionInfo, !sessionInfo.isEmpty else {
+            throw AuthError("MISSING_SESSION_INFO")
+        }
+        guard let code = request.code, !code.isEmpty else { throw AuthError("MISSING_CODE") }
+        switch try checkCode(
+            tx, sessionInfo: sessionInfo, code: code, scope: scope, purposes: [.signIn], settings: settings)
+        {
+        case .rejected(let error): return .rejected(error)
+        case .accepted(var message):
+            message.usedFor = Emulator.usedFor(operation: request.operation, hasIdToken: request.idToken != nil)
+            try tx.updateSms(message)
+            return .verified(message.phoneNumber)
+        }
+    }
+
+    /// A signed-in user adds the number; if another account has it, a temporary proof lets the
+    /// client sign in to that one instead.
+    func linkPhone(to user: UserRecord, _ step: PhoneSignInStep, now: Date) throws -> PhoneSignInOutcome {
+        var user = user
+        if let owner = try step.tx.user(step.scope, phoneNumber: step.phone), owner.localId != user.localId {
+            let proof = TemporaryProof(
+                proof: step.random.base64URL(119), projectId: step.scope.projectId, tenantId: step.scope.tenantId,
+                phoneNumber: step.phone, expiresAt: now.addingTimeInterval(3600))
+            try step.tx.saveTemporaryProof(proof)
+            return .conflict(proof)
+        }
+        if !user.enrollments.isEmpty { throw Emulator.phoneMfaConflict }
+        user.phoneNumber = step.phone
+        user.upsertProvider(ProviderUserInfo(providerId: "phone", rawId: step.phone, phoneNumber: step.phone))
+        markSignedIn(&user)
+        let claims = try step.hooks.beforeSignIn(
+            &user, settings: step.settings, scope: step.scope, context: step.context)
+        try step.tx.save(step.scope, user)
+        return .signedIn(user, isNew: false, phone: step.phone, sessionClaims: claims)
+    }
+
+    /// The number's account signs in, or a new one is made for it (not when reauthenticating).
+    func signInByPhone(_ step: PhoneSignInStep, reauthenticating: Bool) throws -> PhoneSignInOutcome {
+        let owner = try step.tx.user(step.scope, phoneNumber: step.phone)
+        if reauthenticating, owner == nil { throw AuthError.userNotFound }
+        if var user = owner {
+            if user.isDisabled { throw AuthError.userDisabled }
+            if !user.enrollments.isEmpty { throw Emulator.phoneMfaConflict }
+            markSignedIn(&user)
+            let claims = try step.hooks.beforeSignIn(
+                &user, settings: step.settings, scope: step.scope, context: step.context)
+            try step.tx.save(step.scope, user)
+            return .signedIn(user, isNew: false, phone: step.phone, sessionClaims: claims)
+        }
+        var user = UserRecord(localId: step.random.alphanumeric(28))
+        user.createdAt = nowMillisString
+        user.tenantId = step.scope.tenantId
+        user.phoneNumber = step.phone
+        user.upsertProvider(ProviderUserInfo(providerId: "phone", rawId: step.phone, phoneNumber: step.phone))
+        markSignedIn(&user)
+        let claims = try step.hooks.beforeCreateAndSignIn(
+            &user, settings: step.settings, scope: step.scope, context: step.context)
+        try step.tx.save(step.scope, user)
+        return .signedIn(user, isNew: true, phone: step.phone, sessionClaims: claims)
+    }
+
+    func phoneSignInResponse(_ outcome: PhoneSignInOutcome, scope: Scope) async throws -> JSONValue {
         switch outcome {
         case .failed(let error):
             throw error
@@ -148,9 +174,7 @@ extension Emulator {
             ]
             var grant = SessionGrant(user: user, scope: scope, provider: "phone")
             grant.extraClaims = sessionClaims
-            for (key, value) in try await issueTokens(grant) {
-                response[key] = value
-            }
+            for (key, value) in try await issueTokens(grant) { response[key] = value }
             return .object(response)
         }
     }
@@ -163,4 +187,29 @@ extension Emulator {
         default: hasIdToken ? .link : .signIn
         }
     }
+}
+
+/// What `signInWithPhoneNumber` did in its transaction.
+enum PhoneSignInOutcome: Sendable {
+    case signedIn(UserRecord, isNew: Bool, phone: String, sessionClaims: [String: JSONValue])
+    case conflict(TemporaryProof)
+    /// A wrong code: the attempt is recorded (committed), then the error answered.
+    case failed(AuthError)
+}
+
+/// Whether the request proved its number.
+enum PhoneVerification {
+    case verified(String)
+    case rejected(AuthError)
+}
+
+/// What the steps of a phone sign-in share within its transaction.
+struct PhoneSignInStep {
+    let tx: any StoreTransaction
+    let hooks: BlockingHooks
+    let random: any RandomSource
+    let settings: ScopeSettings
+    let scope: Scope
+    let phone: String
+    let context: BlockingSignInContext
 }
