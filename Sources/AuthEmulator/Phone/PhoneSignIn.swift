@@ -125,36 +125,38 @@ extension Emulator {
         if !user.enrollments.isEmpty { throw Emulator.phoneMfaConflict }
         user.phoneNumber = step.phone
         user.upsertProvider(ProviderUserInfo(providerId: "phone", rawId: step.phone, phoneNumber: step.phone))
-        markSignedIn(&user)
-        let claims = try step.hooks.beforeSignIn(
-            &user, settings: step.settings, scope: step.scope, context: step.context)
-        try step.tx.save(step.scope, user)
-        return .signedIn(user, isNew: false, phone: step.phone, sessionClaims: claims)
+        return try completePhoneSignIn(user, step, isNew: false)
     }
 
     /// The number's account signs in, or a new one is made for it (not when reauthenticating).
     func signInByPhone(_ step: PhoneSignInStep, reauthenticating: Bool) throws -> PhoneSignInOutcome {
         let owner = try step.tx.user(step.scope, phoneNumber: step.phone)
         if reauthenticating, owner == nil { throw AuthError.userNotFound }
-        if var user = owner {
+        if let user = owner {
             if user.isDisabled { throw AuthError.userDisabled }
             if !user.enrollments.isEmpty { throw Emulator.phoneMfaConflict }
-            markSignedIn(&user)
-            let claims = try step.hooks.beforeSignIn(
-                &user, settings: step.settings, scope: step.scope, context: step.context)
-            try step.tx.save(step.scope, user)
-            return .signedIn(user, isNew: false, phone: step.phone, sessionClaims: claims)
+            return try completePhoneSignIn(user, step, isNew: false)
         }
         var user = UserRecord(localId: step.random.alphanumeric(28))
         user.createdAt = nowMillisString
         user.tenantId = step.scope.tenantId
         user.phoneNumber = step.phone
         user.upsertProvider(ProviderUserInfo(providerId: "phone", rawId: step.phone, phoneNumber: step.phone))
+        return try completePhoneSignIn(user, step, isNew: true)
+    }
+
+    /// Stamps the sign-in, passes the blocking functions (beforeCreate first for a new account)
+    /// and saves.
+    func completePhoneSignIn(_ user: UserRecord, _ step: PhoneSignInStep, isNew: Bool) throws -> PhoneSignInOutcome {
+        var user = user
         markSignedIn(&user)
-        let claims = try step.hooks.beforeCreateAndSignIn(
-            &user, settings: step.settings, scope: step.scope, context: step.context)
+        let claims =
+            isNew
+            ? try step.hooks.beforeCreateAndSignIn(
+                &user, settings: step.settings, scope: step.scope, context: step.context)
+            : try step.hooks.beforeSignIn(&user, settings: step.settings, scope: step.scope, context: step.context)
         try step.tx.save(step.scope, user)
-        return .signedIn(user, isNew: true, phone: step.phone, sessionClaims: claims)
+        return .signedIn(user, isNew: isNew, phone: step.phone, sessionClaims: claims)
     }
 
     func phoneSignInResponse(_ outcome: PhoneSignInOutcome, scope: Scope) async throws -> JSONValue {
