@@ -56,11 +56,7 @@ extension Emulator {
     public func finalizeMfaSignIn(_ request: FinalizeMfaSignInRequest, caller: Caller) async throws -> JSONValue {
         let scope = caller.scope
         let now = clock.now()
-        enum Outcome: Sendable {
-            case signedIn(UserRecord, MfaPendingCredential, SecondFactorClaim, [String: JSONValue])
-            case failed(AuthError)
-        }
-        let outcome: Outcome = try await writeWithBlockingFunctions(scope) { tx, hooks, _ in
+        let outcome: MfaSignInOutcome = try await writeWithBlockingFunctions(scope) { tx, hooks, _ in
             let settings = try self.enabledSettings(tx, scope)
             let totp = request.totpVerificationInfo != nil && request.phoneVerificationInfo == nil
             if totp, settings.totpProviderConfig == nil { throw AuthError.totpMfaNotEnabled }
@@ -68,57 +64,15 @@ extension Emulator {
             guard let text = request.mfaPendingCredential, !text.isEmpty else {
                 throw AuthError("MISSING_CREDENTIAL", "Please set MFA Pending Credential.")
             }
-            var enrollmentId: String
-            if totp {
-                guard let id = request.mfaEnrollmentId, !id.isEmpty else {
-                    throw AuthError("MISSING_MFA_ENROLLMENT_ID", "No second factor identifier is provided.")
-                }
-                guard let code = request.totpVerificationInfo?.verificationCode, !code.isEmpty else {
-                    throw AuthError("MISSING_CODE")
-                }
-                var (user, _) = try Emulator.pendingUser(tx, text, scope: scope, now: now)
-                guard let index = user.enrollments.firstIndex(where: { $0.mfaEnrollmentId == id }) else {
-                    throw AuthError.mfaEnrollmentNotFound
-                }
-                var enrollment = user.enrollments[index]
-                guard enrollment.totpInfo != nil, let secret = enrollment.totpSecret.flatMap(Base32.decode) else {
-                    throw AuthError.providerNotSupported
-                }
-                guard
-                    let step = Totp.matchingStep(
-                        code: code, secret: secret, at: now, adjacentIntervals: settings.totpAdjacentIntervals),
-                    !settings.emulator.totpReplayProtection || step > (enrollment.totpLastUsedStep ?? Int64.min)
-                else { return .failed(AuthError("INVALID_CODE")) }
-                enrollment.totpLastUsedStep = step
-                user.mfaInfo?[index] = enrollment
-                try tx.save(scope, user)
-                enrollmentId = id
-            } else {
-                guard let info = request.phoneVerificationInfo else { throw AuthError.providerNotSupported }
-                if info.androidVerificationProof != nil { throw AuthError.notImplemented("androidVerificationProof") }
-                guard let code = info.code, !code.isEmpty else { throw AuthError("MISSING_CODE") }
-                guard let sessionInfo = info.sessionInfo, !sessionInfo.isEmpty else {
-                    throw AuthError("MISSING_SESSION_INFO")
-                }
-                let (user, _) = try Emulator.pendingUser(tx, text, scope: scope, now: now)
-                guard let pending = try tx.sms(sessionInfo: sessionInfo), pending.localId == user.localId else {
-                    throw AuthError("INVALID_SESSION_INFO")
-                }
-                switch try self.checkCode(
-                    tx, sessionInfo: sessionInfo, code: code, scope: scope, purposes: [.mfaSignIn], settings: settings)
-                {
-                case .rejected(let error): return .failed(error)
-                case .accepted(let message):
-                    let masked = MfaEnrollment.mask(message.phoneNumber)
-                    guard
-                        let enrollment = user.enrollments.first(where: { $0.mfaEnrollmentId == message.mfaEnrollmentId }
-                        )
-                            ?? user.enrollments.first(where: {
-                                $0.phoneInfo == message.phoneNumber || $0.phoneInfo == masked
-                            })
-                    else { throw AuthError.mfaEnrollmentNotFound }
-                    enrollmentId = enrollment.mfaEnrollmentId
-                }
+            let verified =
+                totp
+                ? try Emulator.verifyTotpFactor(
+                    tx, request, credential: text, scope: scope, settings: settings, now: now)
+                : try self.verifySmsFactor(tx, request, credential: text, scope: scope, settings: settings, now: now)
+            let enrollmentId: String
+            switch verified {
+            case .rejected(let error): return .failed(error)
+            case .verified(let id): enrollmentId = id
             }
             var (user, pending) = try Emulator.pendingUser(tx, text, scope: scope, now: now)
             if user.isDisabled { throw AuthError.userDisabled }
@@ -149,4 +103,75 @@ extension Emulator {
             return .object(["idToken": tokens["idToken"]!, "refreshToken": tokens["refreshToken"]!])
         }
     }
+
+    /// A TOTP code for the named factor, inside the window and (with replay protection) of a
+    /// later time step than the last one used; the step is recorded.
+    static func verifyTotpFactor(
+        _ tx: any StoreTransaction, _ request: FinalizeMfaSignInRequest, credential: String, scope: Scope,
+        settings: ScopeSettings, now: Date
+    ) throws -> FactorVerification {
+        guard let id = request.mfaEnrollmentId, !id.isEmpty else {
+            throw AuthError("MISSING_MFA_ENROLLMENT_ID", "No second factor identifier is provided.")
+        }
+        guard let code = request.totpVerificationInfo?.verificationCode, !code.isEmpty else {
+            throw AuthError("MISSING_CODE")
+        }
+        var (user, _) = try pendingUser(tx, credential, scope: scope, now: now)
+        guard let index = user.enrollments.firstIndex(where: { $0.mfaEnrollmentId == id }) else {
+            throw AuthError.mfaEnrollmentNotFound
+        }
+        var enrollment = user.enrollments[index]
+        guard enrollment.totpInfo != nil, let secret = enrollment.totpSecret.flatMap(Base32.decode) else {
+            throw AuthError.providerNotSupported
+        }
+        guard
+            let step = Totp.matchingStep(
+                code: code, secret: secret, at: now, adjacentIntervals: settings.totpAdjacentIntervals),
+            !settings.emulator.totpReplayProtection || step > (enrollment.totpLastUsedStep ?? Int64.min)
+        else { return .rejected(AuthError("INVALID_CODE")) }
+        enrollment.totpLastUsedStep = step
+        user.mfaInfo?[index] = enrollment
+        try tx.save(scope, user)
+        return .verified(id)
+    }
+
+    /// The SMS code of the pending user's sign-in session, and the factor it was sent for.
+    func verifySmsFactor(
+        _ tx: any StoreTransaction, _ request: FinalizeMfaSignInRequest, credential: String, scope: Scope,
+        settings: ScopeSettings, now: Date
+    ) throws -> FactorVerification {
+        guard let info = request.phoneVerificationInfo else { throw AuthError.providerNotSupported }
+        if info.androidVerificationProof != nil { throw AuthError.notImplemented("androidVerificationProof") }
+        guard let code = info.code, !code.isEmpty else { throw AuthError("MISSING_CODE") }
+        guard let sessionInfo = info.sessionInfo, !sessionInfo.isEmpty else { throw AuthError("MISSING_SESSION_INFO") }
+        let (user, _) = try Emulator.pendingUser(tx, credential, scope: scope, now: now)
+        guard let pending = try tx.sms(sessionInfo: sessionInfo), pending.localId == user.localId else {
+            throw AuthError("INVALID_SESSION_INFO")
+        }
+        switch try checkCode(
+            tx, sessionInfo: sessionInfo, code: code, scope: scope, purposes: [.mfaSignIn], settings: settings)
+        {
+        case .rejected(let error): return .rejected(error)
+        case .accepted(let message):
+            let masked = MfaEnrollment.mask(message.phoneNumber)
+            guard
+                let enrollment = user.enrollments.first(where: { $0.mfaEnrollmentId == message.mfaEnrollmentId })
+                    ?? user.enrollments.first(where: { $0.phoneInfo == message.phoneNumber || $0.phoneInfo == masked })
+            else { throw AuthError.mfaEnrollmentNotFound }
+            return .verified(enrollment.mfaEnrollmentId)
+        }
+    }
+}
+
+/// What `finalizeMfaSignIn` did in its transaction.
+enum MfaSignInOutcome: Sendable {
+    case signedIn(UserRecord, MfaPendingCredential, SecondFactorClaim, [String: JSONValue])
+    /// A wrong code: the attempt is recorded (committed), then the error answered.
+    case failed(AuthError)
+}
+
+/// Whether a second factor's code was right (and which enrollment it proved).
+enum FactorVerification {
+    case verified(String)
+    case rejected(AuthError)
 }
