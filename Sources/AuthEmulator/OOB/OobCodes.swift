@@ -36,67 +36,19 @@ extension Emulator {
         let created = clock.now().timeIntervalSince1970 * 1000
         let issued: OobCode? = try await writeWithBlockingFunctions(scope) { tx, hooks, _ in
             let settings = try self.enabledSettings(tx, scope)
-            guard let type = request.requestType else { throw AuthError("MISSING_REQ_TYPE") }
-            guard [.verifyEmail, .passwordReset, .emailSignin, .verifyAndChangeEmail].contains(type) else {
-                throw AuthError.notImplemented("sendOobCode \(type.rawValue)")
-            }
-            if request.returnOobLink == true, !caller.isAdmin { throw AuthError.insufficientPermission }
-            if let url = request.continueUrl, !url.isEmpty, !Validation.isAbsoluteURI(url) {
-                throw AuthError("INVALID_CONTINUE_URI", "((expected an absolute URI with valid scheme and host))")
-            }
-            // As production: `returnOobLink` (admin only) without an ID token names the account by email.
-            let byEmail = request.returnOobLink == true && request.idToken == nil
+            let type = try Emulator.checkOobRequest(request, caller: caller)
             if !caller.isAdmin {
                 try Emulator.verifyPasswordRecaptcha(
                     tx, token: request.captchaResp ?? request.captchaResponse, clientType: request.clientType,
                     version: request.recaptchaVersion, scope: scope, settings: settings)
             }
-            var email: String
-            var newEmail: String?
-            var localId: String?
-            switch type {
-            case .verifyEmail:
-                let user =
-                    byEmail
-                    ? try Emulator.userNamedByEmail(tx, request.email, scope: scope)
-                    : try Emulator.userForIdToken(
-                        tx, try self.tokens.decodeIdToken(request.idToken ?? ""), scope: scope)
-                guard let address = user.email else { throw AuthError.missingEmail }
-                email = address
-                localId = user.localId
-            case .passwordReset:
-                guard let address = request.email, !address.isEmpty else { throw AuthError.missingEmail }
-                guard Validation.isEmail(address) else { throw AuthError.invalidEmail }
-                guard let user = try tx.users(scope, email: address).first else {
-                    if settings.improvedEmailPrivacy { return nil }
-                    throw AuthError.emailNotFound
-                }
-                email = user.email ?? address.lowercased()
-                localId = user.localId
-            case .emailSignin:
-                guard let address = request.email, !address.isEmpty else { throw AuthError.missingEmail }
-                guard Validation.isEmail(address) else { throw AuthError.invalidEmail }
-                if !settings.emailLinkEnabled { throw AuthError.operationNotAllowed }
-                email = address.lowercased()
-            default:
-                guard let target = request.newEmail, !target.isEmpty else { throw AuthError("MISSING_NEW_EMAIL") }
-                let user: UserRecord
-                if byEmail {
-                    user = try Emulator.userNamedByEmail(tx, request.email, scope: scope)
-                } else {
-                    guard let idToken = request.idToken else { throw AuthError.missingIdToken }
-                    user = try Emulator.userForIdToken(tx, try self.tokens.decodeIdToken(idToken), scope: scope)
-                }
-                guard Validation.isEmail(target) else { throw AuthError.invalidEmail }
-                if !(try tx.users(scope, email: target).isEmpty) { throw AuthError.emailExists }
-                email = user.email ?? ""
-                newEmail = target.lowercased()
-                localId = user.localId
+            guard let target = try self.oobTarget(tx, request, type: type, scope: scope, settings: settings) else {
+                return nil
             }
             // An email goes out (not a link an admin asked for): production's beforeSendEmail first.
             if request.returnOobLink != true, let emailType = type.beforeSendEmailType {
-                var shown = try tx.users(scope, email: email).first ?? UserRecord(localId: "")
-                if shown.email == nil { shown.email = email }
+                var shown = try tx.users(scope, email: target.email).first ?? UserRecord(localId: "")
+                if shown.email == nil { shown.email = target.email }
                 var context = BlockingSignInContext(
                     signInMethod: type == .emailSignin ? "emailLink" : "password", clientIP: caller.clientIP)
                 context.messageType = emailType
@@ -104,11 +56,10 @@ extension Emulator {
             }
             let link = Emulator.actionLink(
                 base: options.linkBase(for: caller), mode: type.actionMode, code: code,
-                continueUrl: request.continueUrl,
-                tenantId: scope.tenantId)
+                continueUrl: request.continueUrl, tenantId: scope.tenantId)
             let oob = OobCode(
-                email: email, newEmail: newEmail, requestType: type, oobCode: code, oobLink: link, localId: localId,
-                createdAt: created)
+                email: target.email, newEmail: target.newEmail, requestType: type, oobCode: code, oobLink: link,
+                localId: target.localId, createdAt: created)
             try tx.saveOobCode(scope, oob)
             return oob
         }
@@ -122,6 +73,63 @@ extension Emulator {
             }
         }
         return .object(response)
+    }
+
+    /// The request type (one of those sent by email), and what only an admin may ask.
+    static func checkOobRequest(_ request: SendOobCodeRequest, caller: Caller) throws -> OobRequestType {
+        guard let type = request.requestType else { throw AuthError("MISSING_REQ_TYPE") }
+        guard [.verifyEmail, .passwordReset, .emailSignin, .verifyAndChangeEmail].contains(type) else {
+            throw AuthError.notImplemented("sendOobCode \(type.rawValue)")
+        }
+        if request.returnOobLink == true, !caller.isAdmin { throw AuthError.insufficientPermission }
+        if let url = request.continueUrl, !url.isEmpty, !Validation.isAbsoluteURI(url) {
+            throw AuthError("INVALID_CONTINUE_URI", "((expected an absolute URI with valid scheme and host))")
+        }
+        return type
+    }
+
+    /// Who an email action is for: the address it goes to, the new address of a change, the
+    /// account. Nil for a password reset to an unknown address under improved email privacy.
+    func oobTarget(
+        _ tx: any StoreTransaction, _ request: SendOobCodeRequest, type: OobRequestType, scope: Scope,
+        settings: ScopeSettings
+    ) throws -> (email: String, newEmail: String?, localId: String?)? {
+        // As production: `returnOobLink` (admin only) without an ID token names the account by email.
+        let byEmail = request.returnOobLink == true && request.idToken == nil
+        switch type {
+        case .verifyEmail:
+            let user =
+                byEmail
+                ? try Emulator.userNamedByEmail(tx, request.email, scope: scope)
+                : try Emulator.userForIdToken(tx, try tokens.decodeIdToken(request.idToken ?? ""), scope: scope)
+            guard let address = user.email else { throw AuthError.missingEmail }
+            return (address, nil, user.localId)
+        case .passwordReset:
+            guard let address = request.email, !address.isEmpty else { throw AuthError.missingEmail }
+            guard Validation.isEmail(address) else { throw AuthError.invalidEmail }
+            guard let user = try tx.users(scope, email: address).first else {
+                if settings.improvedEmailPrivacy { return nil }
+                throw AuthError.emailNotFound
+            }
+            return (user.email ?? address.lowercased(), nil, user.localId)
+        case .emailSignin:
+            guard let address = request.email, !address.isEmpty else { throw AuthError.missingEmail }
+            guard Validation.isEmail(address) else { throw AuthError.invalidEmail }
+            if !settings.emailLinkEnabled { throw AuthError.operationNotAllowed }
+            return (address.lowercased(), nil, nil)
+        default:
+            guard let target = request.newEmail, !target.isEmpty else { throw AuthError("MISSING_NEW_EMAIL") }
+            let user: UserRecord
+            if byEmail {
+                user = try Emulator.userNamedByEmail(tx, request.email, scope: scope)
+            } else {
+                guard let idToken = request.idToken else { throw AuthError.missingIdToken }
+                user = try Emulator.userForIdToken(tx, try tokens.decodeIdToken(idToken), scope: scope)
+            }
+            guard Validation.isEmail(target) else { throw AuthError.invalidEmail }
+            if !(try tx.users(scope, email: target).isEmpty) { throw AuthError.emailExists }
+            return (user.email ?? "", target.lowercased(), user.localId)
+        }
     }
 
     /// The account an admin's `returnOobLink` request names by `email`.
