@@ -104,52 +104,12 @@ extension Emulator {
             var enrollment = MfaEnrollment(
                 mfaEnrollmentId: random.alphanumeric(28), displayName: request.displayName,
                 enrolledAt: now.rfc3339Millis)
-            if totp {
-                let info = request.totpVerificationInfo!
-                guard let sessionInfo = info.sessionInfo, !sessionInfo.isEmpty else {
-                    throw AuthError("MISSING_SESSION_INFO")
-                }
-                guard let code = info.verificationCode, !code.isEmpty else { throw AuthError("MISSING_CODE") }
-                guard let session = try tx.totpSession(sessionInfo), session.localId == user.localId,
-                    session.projectId == scope.projectId, session.tenantId == scope.tenantId
-                else { throw AuthError("INVALID_SESSION_INFO") }
-                if now >= session.expiresAt {
-                    try tx.deleteTotpSession(sessionInfo)
-                    return .failed(AuthError("SESSION_EXPIRED"))
-                }
-                guard let secret = Base32.decode(session.secret),
-                    let step = Totp.matchingStep(
-                        code: code, secret: secret, at: now, adjacentIntervals: settings.totpAdjacentIntervals)
-                else { throw AuthError("INVALID_CODE") }
-                enrollment.totpInfo = .object([:])
-                enrollment.totpSecret = session.secret
-                enrollment.totpLastUsedStep = step
-                try tx.deleteTotpSession(sessionInfo)
-            } else {
-                guard let info = request.phoneVerificationInfo else {
-                    throw AuthError("INVALID_ARGUMENT", "((Missing phoneVerificationInfo.))")
-                }
-                if info.androidVerificationProof != nil { throw AuthError.notImplemented("androidVerificationProof") }
-                guard let code = info.code, !code.isEmpty else { throw AuthError("MISSING_CODE") }
-                guard let sessionInfo = info.sessionInfo, !sessionInfo.isEmpty else {
-                    throw AuthError("MISSING_SESSION_INFO")
-                }
-                guard let pending = try tx.sms(sessionInfo: sessionInfo), pending.localId == user.localId else {
-                    throw AuthError("INVALID_SESSION_INFO")
-                }
-                switch try self.checkCode(
-                    tx, sessionInfo: sessionInfo, code: code, scope: scope, purposes: [.mfaEnrollment],
-                    settings: settings)
-                {
-                case .rejected(let error): return .failed(error)
-                case .accepted(let message):
-                    if user.enrollments.contains(where: { $0.phoneInfo == message.phoneNumber }) {
-                        throw AuthError.secondFactorExists
-                    }
-                    enrollment.phoneInfo = message.phoneNumber
-                    enrollment.unobfuscatedPhoneInfo = message.phoneNumber
-                }
-            }
+            let proved =
+                totp
+                ? try Emulator.proveTotpEnrollment(
+                    tx, request, &enrollment, user: user, scope: scope, settings: settings, now: now)
+                : try self.proveSmsEnrollment(tx, request, &enrollment, user: user, scope: scope, settings: settings)
+            if let error = proved { return .failed(error) }
             if user.enrollments.count >= settings.emulator.maxEnrolledFactors {
                 throw AuthError.secondFactorLimitExceeded
             }
@@ -167,6 +127,63 @@ extension Emulator {
             grant.authTime = claims.authTime  // the session goes on with a factor added
             let tokens = try await issueTokens(grant)
             return .object(["idToken": tokens["idToken"]!, "refreshToken": tokens["refreshToken"]!])
+        }
+    }
+
+    /// The TOTP code of the enrollment session (`mfaEnrollment:start`) makes `enrollment` a TOTP
+    /// factor with its secret, and uses the session up. An expired session is removed and its
+    /// error returned (not thrown), so that the removal commits.
+    static func proveTotpEnrollment(
+        _ tx: any StoreTransaction, _ request: FinalizeMfaEnrollmentRequest, _ enrollment: inout MfaEnrollment,
+        user: UserRecord, scope: Scope, settings: ScopeSettings, now: Date
+    ) throws -> AuthError? {
+        let info = request.totpVerificationInfo!
+        guard let sessionInfo = info.sessionInfo, !sessionInfo.isEmpty else { throw AuthError("MISSING_SESSION_INFO") }
+        guard let code = info.verificationCode, !code.isEmpty else { throw AuthError("MISSING_CODE") }
+        guard let session = try tx.totpSession(sessionInfo), session.localId == user.localId,
+            session.projectId == scope.projectId, session.tenantId == scope.tenantId
+        else { throw AuthError("INVALID_SESSION_INFO") }
+        if now >= session.expiresAt {
+            try tx.deleteTotpSession(sessionInfo)
+            return AuthError("SESSION_EXPIRED")
+        }
+        guard let secret = Base32.decode(session.secret),
+            let step = Totp.matchingStep(
+                code: code, secret: secret, at: now, adjacentIntervals: settings.totpAdjacentIntervals)
+        else { throw AuthError("INVALID_CODE") }
+        enrollment.totpInfo = .object([:])
+        enrollment.totpSecret = session.secret
+        enrollment.totpLastUsedStep = step
+        try tx.deleteTotpSession(sessionInfo)
+        return nil
+    }
+
+    /// The SMS code sent for the enrollment makes `enrollment` an SMS factor of its number (not one
+    /// the user has already). A wrong code is recorded and its error returned, so the attempt commits.
+    func proveSmsEnrollment(
+        _ tx: any StoreTransaction, _ request: FinalizeMfaEnrollmentRequest, _ enrollment: inout MfaEnrollment,
+        user: UserRecord, scope: Scope, settings: ScopeSettings
+    ) throws -> AuthError? {
+        guard let info = request.phoneVerificationInfo else {
+            throw AuthError("INVALID_ARGUMENT", "((Missing phoneVerificationInfo.))")
+        }
+        if info.androidVerificationProof != nil { throw AuthError.notImplemented("androidVerificationProof") }
+        guard let code = info.code, !code.isEmpty else { throw AuthError("MISSING_CODE") }
+        guard let sessionInfo = info.sessionInfo, !sessionInfo.isEmpty else { throw AuthError("MISSING_SESSION_INFO") }
+        guard let pending = try tx.sms(sessionInfo: sessionInfo), pending.localId == user.localId else {
+            throw AuthError("INVALID_SESSION_INFO")
+        }
+        switch try checkCode(
+            tx, sessionInfo: sessionInfo, code: code, scope: scope, purposes: [.mfaEnrollment], settings: settings)
+        {
+        case .rejected(let error): return error
+        case .accepted(let message):
+            if user.enrollments.contains(where: { $0.phoneInfo == message.phoneNumber }) {
+                throw AuthError.secondFactorExists
+            }
+            enrollment.phoneInfo = message.phoneNumber
+            enrollment.unobfuscatedPhoneInfo = message.phoneNumber
+            return nil
         }
     }
 
