@@ -5,6 +5,18 @@ import Hummingbird
 /// Emulator-only endpoints (no credential), byte-compatible with firebase-tools, plus health.
 extension RouteTable {
     func registerEmulatorRoutes() {
+        registerStatusRoutes()
+        registerSigningKeyRoutes()
+        registerProjectStateRoutes()
+        registerOutboxRoutes()
+        registerAppVerificationStubRoutes()
+        registerClockRoutes()
+        registerActionPage()
+        registerIdpWidget()
+    }
+
+    /// `/`, the OpenAPI document, `/healthz` and `/readyz`.
+    func registerStatusRoutes() {
         let emulator = self.emulator
         router.get("/") { _, _ in
             JSONResponse.make(
@@ -26,15 +38,21 @@ extension RouteTable {
             catalog.add(.get, path, access: .open)
         }
         router.get("/healthz") { _, _ in JSONResponse.make(.object(["status": "ok"])) }
-        registerSigningKeyRoutes()
         router.get("/readyz") { _, _ in
             guard await emulator.store.isReady() else {
                 return ErrorEnvelope.response(for: .storeUnavailable("the store is not open"))
             }
             return JSONResponse.make(.object(["status": "ready"]))
         }
-        let base = "/emulator/v1/projects/{project}"
-        let scoped = [base, "\(base)/tenants/{tenant}"]
+    }
+
+    static var emulatorProject: String { "/emulator/v1/projects/{project}" }
+    static var emulatorScopes: [String] { [emulatorProject, "\(emulatorProject)/tenants/{tenant}"] }
+
+    /// Accounts, settings and email action codes of a project (firebase-tools' emulator API).
+    func registerProjectStateRoutes() {
+        let emulator = self.emulator
+        let (base, scoped) = (Self.emulatorProject, Self.emulatorScopes)
         api(.delete, scoped.map { "\($0)/accounts" }, access: .open) {
             try await emulator.deleteAllAccounts($0.caller.scope)
         }
@@ -49,10 +67,20 @@ extension RouteTable {
         api(.get, scoped.map { "\($0)/verificationCodes" }, access: .open) {
             try await emulator.verificationCodes($0.caller.scope)
         }
+    }
+
+    /// The SMS outbox, TOTP codes of enrolled factors and the APNs outbox, with their long-polls.
+    func registerOutboxRoutes() {
+        let emulator = self.emulator
+        let scoped = Self.emulatorScopes
         api(.get, scoped.map { "\($0)/smsMessages" }, access: .open) { request in
             let query = try SmsQueryParameters.parse(request)
             let messages = try await emulator.smsMessages(request.caller.scope, query.filter, wait: query.wait)
             return .object(["smsMessages": .array(messages.map(\.wireValue))])
+        }
+        api(.delete, scoped.map { "\($0)/smsMessages" }, access: .open) {
+            try await emulator.clearSmsMessages($0.caller.scope)
+            return .object([:])
         }
         api(.get, scoped.map { "\($0)/totpCodes" }, access: .open) { request in
             guard let localId = request.queryValue("localId"), !localId.isEmpty else {
@@ -71,6 +99,12 @@ extension RouteTable {
             try await emulator.clearApnsPushes($0.caller.scope)
             return .object([:])
         }
+    }
+
+    /// Minted app credentials and injected app-verification faults.
+    func registerAppVerificationStubRoutes() {
+        let emulator = self.emulator
+        let scoped = Self.emulatorScopes
         api(.post, scoped.map { "\($0)/appCredentials" }, access: .open) { request in
             guard let name = request.body["kind"]?.stringValue,
                 let kind = AppCredentialKind(rawValue: name.uppercased())
@@ -89,13 +123,6 @@ extension RouteTable {
             let count = try LenientDecoder.decode(Int?.self, from: request.body["count"] ?? .null) ?? 1
             return try await emulator.injectFault(fault, count: count, scope: request.caller.scope)
         }
-        api(.delete, scoped.map { "\($0)/smsMessages" }, access: .open) {
-            try await emulator.clearSmsMessages($0.caller.scope)
-            return .object([:])
-        }
-        registerClockRoutes()
-        registerActionPage()
-        registerIdpWidget()
     }
 
     /// Query of `GET …/smsMessages`: `phoneNumber`, `purpose`, `status`, `after` (id), `limit`,

@@ -191,7 +191,8 @@ struct AuthEmulatorTestingTests {
             try await emulator.totpCode(localId: uid)
                 == (try emulator.totpCode(secret: secret, at: try await emulator.clockNow())))
         let target = Date(timeIntervalSince1970: 1_893_456_000)
-        #expect(try await emulator.setClock(to: target) == target)
+        // The daemon answers its time a moment after it set it: within a second of the target.
+        #expect(abs(try await emulator.setClock(to: target).timeIntervalSince(target)) < 1)
         try await emulator.resetClock()
         #expect(abs(try await emulator.clockNow().timeIntervalSinceNow) < 5)
         _ = try await client(
