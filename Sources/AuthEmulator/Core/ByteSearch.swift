@@ -1,5 +1,6 @@
 extension [UInt8] {
     /// Whether `needle` occurs in these bytes (a plain scan; the inputs are a few hundred bytes).
+    @inlinable
     public func contains(subsequence needle: [UInt8]) -> Bool {
         guard let first = needle.first, needle.count <= count else { return needle.isEmpty }
         var index = 0

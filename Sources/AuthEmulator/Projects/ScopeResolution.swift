@@ -8,6 +8,7 @@ public struct TenantSources: Sendable {
     /// The request's `idToken`, whose `firebase.tenant` claim names the tenant when nothing else does.
     public var idToken: String?
 
+    @inlinable
     public init(path: String? = nil, body: String? = nil, query: String? = nil, idToken: String? = nil) {
         self.path = path
         self.body = body
@@ -20,6 +21,7 @@ extension Scope {
     /// The scope a request acts on: the tenant of the path; else the body's `tenantId` (which must
     /// agree with the path's, `TENANT_ID_MISMATCH`); else `?tenantId=`; else the ID token's
     /// `firebase.tenant` claim; else the project itself. Every adapter resolves scopes here.
+    @inlinable
     public static func resolve(projectId: String, tenant sources: TenantSources) throws(AuthError) -> Scope {
         var tenantId = sources.path
         if let body = sources.body, !body.isEmpty {
