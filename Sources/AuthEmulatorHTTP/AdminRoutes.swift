@@ -7,34 +7,64 @@ import Hummingbird
 extension RouteTable {
     func registerAdminAccountRoutes() {
         let emulator = self.emulator
+        /// An admin account route: its project path and its tenant path.
         func admin(
-            _ suffix: String, _ method: HTTPRequest.Method = .post,
+            _ paths: [String], _ method: HTTPRequest.Method = .post,
             _ handler: @escaping @Sendable (ApiRequest) async throws -> JSONValue
         ) {
-            api(method, Self.projectAndTenant("v1", suffix), access: .admin, handler)
+            api(method, paths, access: .admin, handler)
         }
-        admin("accounts") { try await emulator.signUp($0.decode(SignUpRequest.self), caller: $0.caller) }
-        admin("accounts:lookup") { try await emulator.lookup($0.decode(LookupRequest.self), caller: $0.caller) }
-        admin("accounts:update") {
+        admin([
+            "/identitytoolkit.googleapis.com/v1/projects/{project}/accounts",
+            "/identitytoolkit.googleapis.com/v1/projects/{project}/tenants/{tenant}/accounts",
+        ]) { try await emulator.signUp($0.decode(SignUpRequest.self), caller: $0.caller) }
+        admin([
+            "/identitytoolkit.googleapis.com/v1/projects/{project}/accounts:lookup",
+            "/identitytoolkit.googleapis.com/v1/projects/{project}/tenants/{tenant}/accounts:lookup",
+        ]) { try await emulator.lookup($0.decode(LookupRequest.self), caller: $0.caller) }
+        admin([
+            "/identitytoolkit.googleapis.com/v1/projects/{project}/accounts:update",
+            "/identitytoolkit.googleapis.com/v1/projects/{project}/tenants/{tenant}/accounts:update",
+        ]) {
             try await emulator.updateAccount($0.decode(UpdateAccountRequest.self), caller: $0.caller)
         }
-        admin("accounts:delete") {
+        admin([
+            "/identitytoolkit.googleapis.com/v1/projects/{project}/accounts:delete",
+            "/identitytoolkit.googleapis.com/v1/projects/{project}/tenants/{tenant}/accounts:delete",
+        ]) {
             try await emulator.deleteAccount(
                 idToken: $0.body["idToken"]?.stringValue, localId: $0.body["localId"]?.stringValue, caller: $0.caller)
         }
-        admin("accounts:sendOobCode") {
+        admin([
+            "/identitytoolkit.googleapis.com/v1/projects/{project}/accounts:sendOobCode",
+            "/identitytoolkit.googleapis.com/v1/projects/{project}/tenants/{tenant}/accounts:sendOobCode",
+        ]) {
             try await emulator.sendOobCode($0.decode(SendOobCodeRequest.self), caller: $0.caller)
         }
-        admin("accounts:query") { try await emulator.queryAccounts($0.body, caller: $0.caller) }
-        admin("accounts:batchCreate") {
+        admin([
+            "/identitytoolkit.googleapis.com/v1/projects/{project}/accounts:query",
+            "/identitytoolkit.googleapis.com/v1/projects/{project}/tenants/{tenant}/accounts:query",
+        ]) { try await emulator.queryAccounts($0.body, caller: $0.caller) }
+        admin([
+            "/identitytoolkit.googleapis.com/v1/projects/{project}/accounts:batchCreate",
+            "/identitytoolkit.googleapis.com/v1/projects/{project}/tenants/{tenant}/accounts:batchCreate",
+        ]) {
             try await emulator.batchCreate($0.decode(BatchCreateRequest.self), caller: $0.caller)
         }
-        admin("accounts:batchDelete") { request in
+        admin([
+            "/identitytoolkit.googleapis.com/v1/projects/{project}/accounts:batchDelete",
+            "/identitytoolkit.googleapis.com/v1/projects/{project}/tenants/{tenant}/accounts:batchDelete",
+        ]) { request in
             let ids = try LenientDecoder.decode([String].self, from: request.body["localIds"] ?? .array([]))
             return try await emulator.batchDelete(
                 localIds: ids, force: request.body["force"]?.boolValue ?? false, caller: request.caller)
         }
-        admin("accounts:batchGet", .get) { request in
+        admin(
+            [
+                "/identitytoolkit.googleapis.com/v1/projects/{project}/accounts:batchGet",
+                "/identitytoolkit.googleapis.com/v1/projects/{project}/tenants/{tenant}/accounts:batchGet",
+            ], .get
+        ) { request in
             let max = request.queryValue("maxResults").map { Int($0) ?? 20 }
             return try await emulator.batchGet(
                 maxResults: max, nextPageToken: request.queryValue("nextPageToken"), caller: request.caller)
@@ -48,10 +78,10 @@ extension RouteTable {
         api(
             .post,
             [
-                "\(Self.toolkit)/v1/projects/{project}:createSessionCookie",
-                "\(Self.toolkit)/v1/projects/{project}/tenants/{tenant}:createSessionCookie",
+                "/identitytoolkit.googleapis.com/v1/projects/{project}:createSessionCookie",
+                "/identitytoolkit.googleapis.com/v1/projects/{project}/tenants/{tenant}:createSessionCookie",
             ], access: .admin, cookie)
-        api(.post, ["\(Self.toolkit)/v1/projects/{project}:queryAccounts"], access: .admin) {
+        api(.post, ["/identitytoolkit.googleapis.com/v1/projects/{project}:queryAccounts"], access: .admin) {
             try await emulator.queryAccounts($0.body, caller: $0.caller)
         }
         registerLegacyBatchRoutes()
@@ -60,7 +90,8 @@ extension RouteTable {
     /// v3 `downloadAccount` / `uploadAccount`: the project comes from the body's `targetProjectId`.
     func registerLegacyBatchRoutes() {
         let emulator = self.emulator
-        api(.post, ["\(Self.legacy)/downloadAccount"], access: .client) { request in
+        api(.post, ["/www.googleapis.com/identitytoolkit/v3/relyingparty/downloadAccount"], access: .client) {
+            request in
             guard request.body["targetProjectId"] != nil else {
                 throw AuthError("INSUFFICIENT_PERMISSION", "Only authenticated requests can specify target_project_id.")
             }
@@ -68,7 +99,7 @@ extension RouteTable {
             return try await emulator.batchGet(
                 maxResults: max, nextPageToken: request.body["nextPageToken"]?.stringValue, caller: request.caller)
         }
-        api(.post, ["\(Self.legacy)/uploadAccount"], access: .client) { request in
+        api(.post, ["/www.googleapis.com/identitytoolkit/v3/relyingparty/uploadAccount"], access: .client) { request in
             guard request.body["targetProjectId"] != nil else {
                 throw AuthError("INSUFFICIENT_PERMISSION", "Only authenticated requests can specify target_project_id.")
             }
@@ -79,7 +110,8 @@ extension RouteTable {
     func registerConfigRoutes() {
         let emulator = self.emulator
         let configPaths = [
-            "\(Self.toolkit)/v2/projects/{project}/config", "\(Self.toolkit)/admin/v2/projects/{project}/config",
+            "/identitytoolkit.googleapis.com/v2/projects/{project}/config",
+            "/identitytoolkit.googleapis.com/admin/v2/projects/{project}/config",
         ]
         api(.get, configPaths, access: .admin) {
             try await emulator.getProjectConfig(projectId: $0.caller.scope.projectId)
@@ -89,39 +121,41 @@ extension RouteTable {
                 projectId: request.caller.scope.projectId, patch: request.rawBody,
                 updateMask: FieldMask.parse(request.query["updateMask"] ?? []))
         }
-        for base in ["\(Self.toolkit)/v2", "\(Self.toolkit)/admin/v2"] {
-            let tenants = "\(base)/projects/{project}/tenants"
-            api(.get, [tenants], access: .admin) { request in
-                try await emulator.listTenants(
-                    projectId: request.caller.scope.projectId,
-                    pageSize: request.queryValue("pageSize").flatMap { Int($0) },
-                    pageToken: request.queryValue("pageToken"))
-            }
-            api(.post, [tenants], access: .admin) {
-                try await emulator.createTenant(projectId: $0.caller.scope.projectId, body: $0.rawBody)
-            }
-            let tenant = "\(tenants)/{tenant}"
-            api(.get, [tenant], access: .admin) {
-                try await emulator.getTenant(
-                    projectId: $0.caller.scope.projectId, tenantId: $0.caller.scope.tenantId ?? "")
-            }
-            api(.patch, [tenant], access: .admin) { request in
-                try await emulator.updateTenant(
-                    projectId: request.caller.scope.projectId, tenantId: request.caller.scope.tenantId ?? "",
-                    patch: request.rawBody, updateMask: FieldMask.parse(request.query["updateMask"] ?? []))
-            }
-            api(.delete, [tenant], access: .admin) {
-                try await emulator.deleteTenant(
-                    projectId: $0.caller.scope.projectId, tenantId: $0.caller.scope.tenantId ?? "")
-            }
+        let tenants = [
+            "/identitytoolkit.googleapis.com/v2/projects/{project}/tenants",
+            "/identitytoolkit.googleapis.com/admin/v2/projects/{project}/tenants",
+        ]
+        api(.get, tenants, access: .admin) { request in
+            try await emulator.listTenants(
+                projectId: request.caller.scope.projectId,
+                pageSize: request.queryValue("pageSize").flatMap { Int($0) },
+                pageToken: request.queryValue("pageToken"))
+        }
+        api(.post, tenants, access: .admin) {
+            try await emulator.createTenant(projectId: $0.caller.scope.projectId, body: $0.rawBody)
+        }
+        let tenant = [
+            "/identitytoolkit.googleapis.com/v2/projects/{project}/tenants/{tenant}",
+            "/identitytoolkit.googleapis.com/admin/v2/projects/{project}/tenants/{tenant}",
+        ]
+        api(.get, tenant, access: .admin) {
+            try await emulator.getTenant(projectId: $0.caller.scope.projectId, tenantId: $0.caller.scope.tenantId ?? "")
+        }
+        api(.patch, tenant, access: .admin) { request in
+            try await emulator.updateTenant(
+                projectId: request.caller.scope.projectId, tenantId: request.caller.scope.tenantId ?? "",
+                patch: request.rawBody, updateMask: FieldMask.parse(request.query["updateMask"] ?? []))
+        }
+        api(.delete, tenant, access: .admin) {
+            try await emulator.deleteTenant(
+                projectId: $0.caller.scope.projectId, tenantId: $0.caller.scope.tenantId ?? "")
         }
         registerIdpConfigRoutes()
     }
 
     func registerIdpConfigRoutes() {
         let emulator = self.emulator
-        for kind in IdpConfigKind.allCases {
-            let collection = Self.projectAndTenant("v2", kind.rawValue)
+        for (kind, collection, item) in idpConfigPaths {
             api(.get, collection, access: .admin) { request in
                 try await emulator.listIdpConfigs(
                     kind, pageSize: request.queryValue("pageSize").flatMap { Int($0) },
@@ -131,7 +165,6 @@ extension RouteTable {
                 try await emulator.createIdpConfig(
                     kind, id: request.queryValue(kind.idParameter), body: request.rawBody, scope: request.caller.scope)
             }
-            let item = Self.projectAndTenant("v2", "\(kind.rawValue)/{config}")
             let settings = self.settings
             for path in item {
                 for method in [HTTPRequest.Method.get, .patch, .delete] { catalog.add(method, path, access: .admin) }
@@ -157,10 +190,50 @@ extension RouteTable {
             }
         }
         notImplemented(
-            .post, Self.projectAndTenant("v2", "identityPlatform:initializeAuth"), access: .admin,
-            operation: "identityPlatform:initializeAuth")
+            .post,
+            [
+                "/identitytoolkit.googleapis.com/v2/projects/{project}/identityPlatform:initializeAuth",
+                "/identitytoolkit.googleapis.com/v2/projects/{project}/tenants/{tenant}/identityPlatform:initializeAuth",
+            ], access: .admin, operation: "identityPlatform:initializeAuth")
     }
 }
+
+/// Each kind of IdP config: its collection and its items, on a project and on a tenant.
+let idpConfigPaths: [(IdpConfigKind, collection: [String], item: [String])] = [
+    (
+        .oauth,
+        [
+            "/identitytoolkit.googleapis.com/v2/projects/{project}/oauthIdpConfigs",
+            "/identitytoolkit.googleapis.com/v2/projects/{project}/tenants/{tenant}/oauthIdpConfigs",
+        ],
+        [
+            "/identitytoolkit.googleapis.com/v2/projects/{project}/oauthIdpConfigs/{config}",
+            "/identitytoolkit.googleapis.com/v2/projects/{project}/tenants/{tenant}/oauthIdpConfigs/{config}",
+        ]
+    ),
+    (
+        .saml,
+        [
+            "/identitytoolkit.googleapis.com/v2/projects/{project}/inboundSamlConfigs",
+            "/identitytoolkit.googleapis.com/v2/projects/{project}/tenants/{tenant}/inboundSamlConfigs",
+        ],
+        [
+            "/identitytoolkit.googleapis.com/v2/projects/{project}/inboundSamlConfigs/{config}",
+            "/identitytoolkit.googleapis.com/v2/projects/{project}/tenants/{tenant}/inboundSamlConfigs/{config}",
+        ]
+    ),
+    (
+        .defaultSupported,
+        [
+            "/identitytoolkit.googleapis.com/v2/projects/{project}/defaultSupportedIdpConfigs",
+            "/identitytoolkit.googleapis.com/v2/projects/{project}/tenants/{tenant}/defaultSupportedIdpConfigs",
+        ],
+        [
+            "/identitytoolkit.googleapis.com/v2/projects/{project}/defaultSupportedIdpConfigs/{config}",
+            "/identitytoolkit.googleapis.com/v2/projects/{project}/tenants/{tenant}/defaultSupportedIdpConfigs/{config}",
+        ]
+    ),
+]
 
 extension ApiRequest {
     /// Resource bodies (config, tenants, IdP configs) keep their keys as sent.

@@ -46,25 +46,37 @@ extension RouteTable {
         }
     }
 
-    static var emulatorProject: String { "/emulator/v1/projects/{project}" }
-    static var emulatorScopes: [String] { [emulatorProject, "\(emulatorProject)/tenants/{tenant}"] }
-
     /// Accounts, settings and email action codes of a project (firebase-tools' emulator API).
     func registerProjectStateRoutes() {
         let emulator = self.emulator
-        let (base, scoped) = (Self.emulatorProject, Self.emulatorScopes)
-        api(.delete, scoped.map { "\($0)/accounts" }, access: .open) {
+        api(
+            .delete,
+            ["/emulator/v1/projects/{project}/accounts", "/emulator/v1/projects/{project}/tenants/{tenant}/accounts"],
+            access: .open
+        ) {
             try await emulator.deleteAllAccounts($0.caller.scope)
         }
-        api(.get, ["\(base)/config"], access: .open) {
+        api(.get, ["/emulator/v1/projects/{project}/config"], access: .open) {
             try await emulator.emulatorConfig(projectId: $0.caller.scope.projectId)
         }
-        api(.delete, ["\(base)/config"], access: .open) { try await emulator.resetSettings($0.caller.scope.projectId) }
-        api(.patch, ["\(base)/config"], access: .open) {
+        api(.delete, ["/emulator/v1/projects/{project}/config"], access: .open) {
+            try await emulator.resetSettings($0.caller.scope.projectId)
+        }
+        api(.patch, ["/emulator/v1/projects/{project}/config"], access: .open) {
             try await emulator.updateEmulatorConfig(projectId: $0.caller.scope.projectId, patch: $0.rawBody)
         }
-        api(.get, scoped.map { "\($0)/oobCodes" }, access: .open) { try await emulator.listOobCodes($0.caller.scope) }
-        api(.get, scoped.map { "\($0)/verificationCodes" }, access: .open) {
+        api(
+            .get,
+            ["/emulator/v1/projects/{project}/oobCodes", "/emulator/v1/projects/{project}/tenants/{tenant}/oobCodes"],
+            access: .open
+        ) { try await emulator.listOobCodes($0.caller.scope) }
+        api(
+            .get,
+            [
+                "/emulator/v1/projects/{project}/verificationCodes",
+                "/emulator/v1/projects/{project}/tenants/{tenant}/verificationCodes",
+            ], access: .open
+        ) {
             try await emulator.verificationCodes($0.caller.scope)
         }
     }
@@ -72,30 +84,59 @@ extension RouteTable {
     /// The SMS outbox, TOTP codes of enrolled factors and the APNs outbox, with their long-polls.
     func registerOutboxRoutes() {
         let emulator = self.emulator
-        let scoped = Self.emulatorScopes
-        api(.get, scoped.map { "\($0)/smsMessages" }, access: .open) { request in
+        api(
+            .get,
+            [
+                "/emulator/v1/projects/{project}/smsMessages",
+                "/emulator/v1/projects/{project}/tenants/{tenant}/smsMessages",
+            ], access: .open
+        ) { request in
             let query = try SmsQueryParameters.parse(request)
             let messages = try await emulator.smsMessages(request.caller.scope, query.filter, wait: query.wait)
             return .object(["smsMessages": .array(messages.map(\.wireValue))])
         }
-        api(.delete, scoped.map { "\($0)/smsMessages" }, access: .open) {
+        api(
+            .delete,
+            [
+                "/emulator/v1/projects/{project}/smsMessages",
+                "/emulator/v1/projects/{project}/tenants/{tenant}/smsMessages",
+            ], access: .open
+        ) {
             try await emulator.clearSmsMessages($0.caller.scope)
             return .object([:])
         }
-        api(.get, scoped.map { "\($0)/totpCodes" }, access: .open) { request in
+        api(
+            .get,
+            [
+                "/emulator/v1/projects/{project}/totpCodes",
+                "/emulator/v1/projects/{project}/tenants/{tenant}/totpCodes",
+            ], access: .open
+        ) { request in
             guard let localId = request.queryValue("localId"), !localId.isEmpty else {
                 throw AuthError("MISSING_LOCAL_ID")
             }
             return try await emulator.currentTotpCode(
                 request.caller.scope, localId: localId, enrollmentId: request.queryValue("mfaEnrollmentId"))
         }
-        api(.get, scoped.map { "\($0)/apnsPushes" }, access: .open) { request in
+        api(
+            .get,
+            [
+                "/emulator/v1/projects/{project}/apnsPushes",
+                "/emulator/v1/projects/{project}/tenants/{tenant}/apnsPushes",
+            ], access: .open
+        ) { request in
             let query = try SmsQueryParameters.parse(request)
             let pushes = try await emulator.apnsPushes(
                 request.caller.scope, afterId: query.filter.afterId, limit: query.filter.limit, wait: query.wait)
             return .object(["apnsPushes": .array(pushes.map(\.wireValue))])
         }
-        api(.delete, scoped.map { "\($0)/apnsPushes" }, access: .open) {
+        api(
+            .delete,
+            [
+                "/emulator/v1/projects/{project}/apnsPushes",
+                "/emulator/v1/projects/{project}/tenants/{tenant}/apnsPushes",
+            ], access: .open
+        ) {
             try await emulator.clearApnsPushes($0.caller.scope)
             return .object([:])
         }
@@ -104,8 +145,13 @@ extension RouteTable {
     /// Minted app credentials and injected app-verification faults.
     func registerAppVerificationStubRoutes() {
         let emulator = self.emulator
-        let scoped = Self.emulatorScopes
-        api(.post, scoped.map { "\($0)/appCredentials" }, access: .open) { request in
+        api(
+            .post,
+            [
+                "/emulator/v1/projects/{project}/appCredentials",
+                "/emulator/v1/projects/{project}/tenants/{tenant}/appCredentials",
+            ], access: .open
+        ) { request in
             guard let name = request.body["kind"]?.stringValue,
                 let kind = AppCredentialKind(rawValue: name.uppercased())
             else {
@@ -115,7 +161,13 @@ extension RouteTable {
             return try await emulator.mintAppCredential(
                 kind: kind, valid: request.body["valid"]?.boolValue ?? true, scope: request.caller.scope)
         }
-        api(.post, scoped.map { "\($0)/appVerification:failNext" }, access: .open) { request in
+        api(
+            .post,
+            [
+                "/emulator/v1/projects/{project}/appVerification:failNext",
+                "/emulator/v1/projects/{project}/tenants/{tenant}/appVerification:failNext",
+            ], access: .open
+        ) { request in
             guard let name = request.body["fault"]?.stringValue, let fault = InjectedFault(rawValue: name.uppercased())
             else {
                 throw AuthError("INVALID_ARGUMENT", "fault must be APNS_PUSH or CREDENTIAL")

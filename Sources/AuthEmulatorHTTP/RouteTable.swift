@@ -11,9 +11,6 @@ struct RouteTable<Context: RequestContext> {
     /// What `/emulator/openapi.json` lists.
     let catalog: RouteCatalog
 
-    static var toolkit: String { "/identitytoolkit.googleapis.com" }
-    static var legacy: String { "/www.googleapis.com/identitytoolkit/v3/relyingparty" }
-
     func api(
         _ method: HTTPRequest.Method, _ paths: [String], access: Access,
         _ handler: @escaping @Sendable (ApiRequest) async throws -> JSONValue
@@ -33,13 +30,5 @@ struct RouteTable<Context: RequestContext> {
     /// A known operation that is not built yet: credentials are checked first, then 501.
     func notImplemented(_ method: HTTPRequest.Method, _ paths: [String], access: Access, operation: String) {
         api(method, paths, access: access) { _ in throw AuthError.notImplemented(operation) }
-    }
-
-    /// `/v1/projects/{p}/X` and `/v1/projects/{p}/tenants/{t}/X`.
-    static func projectAndTenant(_ version: String, _ suffix: String) -> [String] {
-        [
-            "\(toolkit)/\(version)/projects/{project}/\(suffix)",
-            "\(toolkit)/\(version)/projects/{project}/tenants/{tenant}/\(suffix)",
-        ]
     }
 }
