@@ -92,17 +92,13 @@ extension RouteTable {
         let emulator = self.emulator
         api(.post, ["/www.googleapis.com/identitytoolkit/v3/relyingparty/downloadAccount"], access: .client) {
             request in
-            guard request.body["targetProjectId"] != nil else {
-                throw AuthError("INSUFFICIENT_PERMISSION", "Only authenticated requests can specify target_project_id.")
-            }
+            try Emulator.requireTargetProject(request.body["targetProjectId"] != nil)
             let max = try LenientDecoder.decode(Int?.self, from: request.body["maxResults"] ?? .null)
             return try await emulator.batchGet(
                 maxResults: max, nextPageToken: request.body["nextPageToken"]?.stringValue, caller: request.caller)
         }
         api(.post, ["/www.googleapis.com/identitytoolkit/v3/relyingparty/uploadAccount"], access: .client) { request in
-            guard request.body["targetProjectId"] != nil else {
-                throw AuthError("INSUFFICIENT_PERMISSION", "Only authenticated requests can specify target_project_id.")
-            }
+            try Emulator.requireTargetProject(request.body["targetProjectId"] != nil)
             return try await emulator.batchCreate(request.decode(BatchCreateRequest.self), caller: request.caller)
         }
     }

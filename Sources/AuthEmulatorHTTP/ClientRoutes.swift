@@ -77,9 +77,8 @@ extension RouteTable {
         ]) {
             try await emulator.resetPassword($0.decode(ResetPasswordRequest.self), caller: $0.caller)
         }
-        let projects: @Sendable (ApiRequest) async throws -> JSONValue = { request in
-            if request.caller.scope.tenantId != nil { throw AuthError.unsupportedTenantOperation }
-            return ProjectsInfo.response
+        let projects: @Sendable (ApiRequest) async throws -> JSONValue = {
+            try ProjectsInfo.response(caller: $0.caller)
         }
         api(
             .get,

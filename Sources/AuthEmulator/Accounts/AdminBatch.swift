@@ -345,6 +345,14 @@ extension Emulator {
         }
     }
 
+    /// v3 `downloadAccount` and `uploadAccount` serve only requests that name their project in
+    /// the body (`targetProjectId`), as an authenticated Admin SDK does.
+    public static func requireTargetProject(_ named: Bool) throws {
+        guard named else {
+            throw AuthError("INSUFFICIENT_PERMISSION", "Only authenticated requests can specify target_project_id.")
+        }
+    }
+
     /// `accounts:batchGet`: pages in localId order; `maxResults` -1 means all (export).
     public func batchGet(maxResults: Int?, nextPageToken: String?, caller: Caller) async throws -> JSONValue {
         let scope = caller.scope

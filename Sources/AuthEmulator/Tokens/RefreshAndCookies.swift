@@ -63,4 +63,10 @@ public enum ProjectsInfo {
     public static var response: JSONValue {
         .object(["projectId": .string(projectNumber), "authorizedDomains": .array(["localhost"])])
     }
+
+    /// `GET v1/projects` (v3 `getProjectConfig`): a project's, never a tenant's.
+    public static func response(caller: Caller) throws -> JSONValue {
+        if caller.scope.tenantId != nil { throw AuthError.unsupportedTenantOperation }
+        return response
+    }
 }
