@@ -28,9 +28,7 @@ extension RouteTable {
             pages.loginPage(request, next: request.uri.queryParameters.get("next"))
         }
         router.post("/emulator/ui/login") { request, _ in try await pages.login(request) }
-        for base in ["/emulator/ui/projects/{project}", "/emulator/ui/projects/{project}/tenants/{tenant}"] {
-            registerInspectorScope(base, pages)
-        }
+        registerInspectorScope(pages)
     }
 
     static func inspectorScope(_ context: Context) -> Scope {
@@ -41,49 +39,92 @@ extension RouteTable {
             ?? Scope(projectId: context.parameters.get("project") ?? "")
     }
 
-    /// One line a route: the page (GET) or the action (POST, with its form) of a scope.
-    private func registerInspectorScope(_ base: String, _ pages: InspectorPages) {
+    /// One line a route: the page (GET) or the action (POST, with its form) of a scope, on a
+    /// project and on a tenant.
+    private func registerInspectorScope(_ pages: InspectorPages) {
         typealias Show = @Sendable (InspectorPages, Request, Scope, Context) async throws -> Response
         typealias Act = @Sendable (InspectorPages, Request, Scope, Context, [String: String]) async throws -> Response
-        func show(_ path: String, _ handler: @escaping Show) {
-            router.get(RouterPath(base + path)) { request, context in
-                try await pages.guarded(request) {
-                    try await handler(pages, request, Self.inspectorScope(context), context)
+        func show(_ paths: [String], _ handler: @escaping Show) {
+            for path in paths {
+                router.get(RouterPath(path)) { request, context in
+                    try await pages.guarded(request) {
+                        try await handler(pages, request, Self.inspectorScope(context), context)
+                    }
                 }
             }
         }
-        func act(_ path: String, _ handler: @escaping Act) {
-            router.post(RouterPath(base + path)) { request, context in
-                try await pages.changing(request) { form in
-                    try await handler(pages, request, Self.inspectorScope(context), context, form)
+        func act(_ paths: [String], _ handler: @escaping Act) {
+            for path in paths {
+                router.post(RouterPath(path)) { request, context in
+                    try await pages.changing(request) { form in
+                        try await handler(pages, request, Self.inspectorScope(context), context, form)
+                    }
                 }
             }
         }
-        show("/users") { pages, request, scope, _ in try await pages.users(request, scope) }
-        act("/users") { pages, request, scope, _, form in try await pages.createUser(request, scope, form) }
-        act("/users/clear") { pages, request, scope, _, form in try await pages.clearUsers(request, scope, form) }
-        show("/users/{localId}") { pages, request, scope, context in
+        show(["/emulator/ui/projects/{project}/users", "/emulator/ui/projects/{project}/tenants/{tenant}/users"]) {
+            pages, request, scope, _ in try await pages.users(request, scope)
+        }
+        act(["/emulator/ui/projects/{project}/users", "/emulator/ui/projects/{project}/tenants/{tenant}/users"]) {
+            pages, request, scope, _, form in try await pages.createUser(request, scope, form)
+        }
+        act([
+            "/emulator/ui/projects/{project}/users/clear",
+            "/emulator/ui/projects/{project}/tenants/{tenant}/users/clear",
+        ]) { pages, request, scope, _, form in try await pages.clearUsers(request, scope, form) }
+        show([
+            "/emulator/ui/projects/{project}/users/{localId}",
+            "/emulator/ui/projects/{project}/tenants/{tenant}/users/{localId}",
+        ]) { pages, request, scope, context in
             try await pages.user(request, scope, localId: context.parameters.get("localId") ?? "")
         }
-        act("/users/{localId}/{action}") { pages, request, scope, context, form in
+        act([
+            "/emulator/ui/projects/{project}/users/{localId}/{action}",
+            "/emulator/ui/projects/{project}/tenants/{tenant}/users/{localId}/{action}",
+        ]) { pages, request, scope, context, form in
             try await pages.userAction(
                 request, scope, localId: context.parameters.get("localId") ?? "",
                 action: context.parameters.get("action") ?? "", form: form)
         }
-        show("/config") { pages, request, scope, _ in try await pages.config(request, scope) }
-        act("/config") { pages, request, scope, _, form in try await pages.saveConfigSection(request, scope, form) }
-        act("/config/test-phone-numbers") { pages, request, scope, _, form in
+        show(["/emulator/ui/projects/{project}/config", "/emulator/ui/projects/{project}/tenants/{tenant}/config"]) {
+            pages, request, scope, _ in try await pages.config(request, scope)
+        }
+        act(["/emulator/ui/projects/{project}/config", "/emulator/ui/projects/{project}/tenants/{tenant}/config"]) {
+            pages, request, scope, _, form in try await pages.saveConfigSection(request, scope, form)
+        }
+        act([
+            "/emulator/ui/projects/{project}/config/test-phone-numbers",
+            "/emulator/ui/projects/{project}/tenants/{tenant}/config/test-phone-numbers",
+        ]) { pages, request, scope, _, form in
             try await pages.saveTestPhoneNumbers(request, scope, form)
         }
-        show("/tools") { pages, request, scope, _ in pages.tools(request, scope) }
-        show("/tools/export") { pages, _, scope, _ in try await pages.export(scope) }
-        act("/tools/credential") { pages, request, scope, _, form in
+        show(["/emulator/ui/projects/{project}/tools", "/emulator/ui/projects/{project}/tenants/{tenant}/tools"]) {
+            pages, request, scope, _ in pages.tools(request, scope)
+        }
+        show([
+            "/emulator/ui/projects/{project}/tools/export",
+            "/emulator/ui/projects/{project}/tenants/{tenant}/tools/export",
+        ]) { pages, _, scope, _ in try await pages.export(scope) }
+        act([
+            "/emulator/ui/projects/{project}/tools/credential",
+            "/emulator/ui/projects/{project}/tenants/{tenant}/tools/credential",
+        ]) { pages, request, scope, _, form in
             try await pages.mintCredential(request, scope, form)
         }
-        act("/tools/import") { pages, request, scope, _, form in try await pages.importAccounts(request, scope, form) }
-        act("/tools/tenant") { pages, request, scope, _, form in try await pages.createTenant(request, scope, form) }
-        show("/messages") { pages, request, scope, _ in try await pages.messages(request, scope) }
-        act("/messages/clear") { pages, _, scope, _, _ in
+        act([
+            "/emulator/ui/projects/{project}/tools/import",
+            "/emulator/ui/projects/{project}/tenants/{tenant}/tools/import",
+        ]) { pages, request, scope, _, form in try await pages.importAccounts(request, scope, form) }
+        act([
+            "/emulator/ui/projects/{project}/tools/tenant",
+            "/emulator/ui/projects/{project}/tenants/{tenant}/tools/tenant",
+        ]) { pages, request, scope, _, form in try await pages.createTenant(request, scope, form) }
+        show(["/emulator/ui/projects/{project}/messages", "/emulator/ui/projects/{project}/tenants/{tenant}/messages"])
+        { pages, request, scope, _ in try await pages.messages(request, scope) }
+        act([
+            "/emulator/ui/projects/{project}/messages/clear",
+            "/emulator/ui/projects/{project}/tenants/{tenant}/messages/clear",
+        ]) { pages, _, scope, _, _ in
             try await pages.emulator.clearSmsMessages(scope)
             return InspectorPages.redirect(
                 "\(InspectorViews.scopePath(scope))/messages", notice: "The SMS outbox is empty.")
