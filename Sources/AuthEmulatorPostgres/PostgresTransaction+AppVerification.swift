@@ -26,17 +26,9 @@ extension PostgresTransaction {
     }
 
     func listPushes(_ scope: Scope, afterId: Int64?, limit: Int?) throws -> [ApnsPush] {
-        var sql = "SELECT data FROM apns_pushes WHERE project_id = $1 AND tenant_id = $2"
-        var binds = scoped(scope)
-        if let afterId {
-            binds.append(.int(afterId))
-            sql += " AND id > $\(binds.count)"
-        }
-        sql += " ORDER BY id"
-        if let limit {
-            binds.append(.int(limit))
-            sql += " LIMIT $\(binds.count)"
-        }
+        let (sql, binds) = PostgresTransaction.page(
+            "SELECT data FROM apns_pushes WHERE project_id = $1 AND tenant_id = $2", scoped(scope), key: "id",
+            after: afterId.map { .int($0) }, limit: limit)
         return try session.values(Data.self, sql, binds).map { try decode(ApnsPush.self, $0) }
     }
 

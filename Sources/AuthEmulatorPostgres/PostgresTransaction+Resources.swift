@@ -29,17 +29,9 @@ extension PostgresTransaction {
     }
 
     func listTenants(projectId: String, after: String?, limit: Int?) throws -> [JSONValue] {
-        var sql = "SELECT data FROM tenants WHERE project_id = $1"
-        var binds: [Bind] = [.text(projectId)]
-        if let after {
-            binds.append(.text(after))
-            sql += " AND tenant_id > $2"
-        }
-        sql += " ORDER BY tenant_id"
-        if let limit {
-            binds.append(.int(limit))
-            sql += " LIMIT $\(binds.count)"
-        }
+        let (sql, binds) = PostgresTransaction.page(
+            "SELECT data FROM tenants WHERE project_id = $1", [.text(projectId)], key: "tenant_id",
+            after: after.map { .text($0) }, limit: limit)
         return try json(sql, binds)
     }
 

@@ -20,6 +20,21 @@ final class PostgresTransaction: StoreTransaction {
     func tenantKey(_ scope: Scope) -> String { scope.tenantId ?? "" }
     func scoped(_ scope: Scope) -> [Bind] { [.text(scope.projectId), .text(tenantKey(scope))] }
 
+    /// A listing in `key` order, after a key and up to a limit when given.
+    static func page(_ sql: String, _ binds: [Bind], key: String, after: Bind?, limit: Int?) -> (String, [Bind]) {
+        var (sql, binds) = (sql, binds)
+        if let after {
+            binds.append(after)
+            sql += " AND \(key) > $\(binds.count)"
+        }
+        sql += " ORDER BY \(key)"
+        if let limit {
+            binds.append(.int(limit))
+            sql += " LIMIT $\(binds.count)"
+        }
+        return (sql, binds)
+    }
+
     // MARK: tables of one JSON record per key
 
     /// A table of `(key column, data)`: temporary proofs, TOTP sessions, app credentials.

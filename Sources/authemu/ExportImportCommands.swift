@@ -36,8 +36,7 @@ struct StoreOptions: ParsableArguments {
         do {
             opened = try await OpenedStore.open(config, logger: Logger(label: "authemu"))
         } catch {
-            FileHandle.standardError.write(Data("authemu: cannot open the database: \(error)\n".utf8))
-            throw ExitCode(2)
+            throw stopped("cannot open the database: \(error)")
         }
         let emulator = await Emulator(
             store: opened.store, options: EmulatorOptions(defaultProjectId: config.projectId))
@@ -85,11 +84,9 @@ enum ImportRunner {
             let export = try ExportFiles.read(from: URL(fileURLWithPath: directory))
             return try await emulator.importProject(projectId, export)
         } catch let error as ExportFileError {
-            FileHandle.standardError.write(Data("authemu: import: \(error)\n".utf8))
-            throw ExitCode(2)
+            throw stopped("import: \(error)")
         } catch let error as AuthError {
-            FileHandle.standardError.write(Data("authemu: import: \(error.message)\n".utf8))
-            throw ExitCode(2)
+            throw stopped("import: \(error.message)")
         }
     }
 }

@@ -128,17 +128,14 @@ struct Serve: AsyncParsableCommand {
         do {
             opened = try await OpenedStore.open(appConfig, logger: logger)
         } catch {
-            FileHandle.standardError.write(Data("authemu: cannot open the database: \(error)\n".utf8))
-            throw ExitCode(2)
+            throw stopped("cannot open the database: \(error)")
         }
         do {
             return (opened, try await makeEmulator(config: appConfig, store: opened.store, logger: logger))
         } catch let error as SeedError {
-            FileHandle.standardError.write(Data("authemu: config file: \(error)\n".utf8))
-            throw ExitCode(2)
+            throw stopped("config file: \(error)")
         } catch let error as FunctionsCAFileError {
-            FileHandle.standardError.write(Data("authemu: \(error)\n".utf8))
-            throw ExitCode(2)
+            throw stopped("\(error)")
         }
     }
 

@@ -1,7 +1,9 @@
+import ArgumentParser
 import AuthEmulator
 import AuthEmulatorHTTP
 import AuthEmulatorPostgres
 import AuthEmulatorSQLite
+import Foundation
 import Logging
 
 /// The store the configuration names, opened: SQLite in memory (`--ephemeral`), a SQLite file
@@ -25,4 +27,11 @@ struct OpenedStore {
         let store = try SQLiteStore(path: config.dataPath)
         return OpenedStore(store: store, location: config.dataPath) { try? store.close() }
     }
+}
+
+/// A message on stderr and exit status 2: a database, config file or export that cannot be used
+/// stops the command.
+func stopped(_ message: String) -> ExitCode {
+    FileHandle.standardError.write(Data("authemu: \(message)\n".utf8))
+    return ExitCode(2)
 }

@@ -86,17 +86,17 @@ extension RouteTable {
                 request, scope, localId: context.parameters.get("localId") ?? "",
                 action: context.parameters.get("action") ?? "", form: form)
         }
-        show(["/emulator/ui/projects/{project}/config", "/emulator/ui/projects/{project}/tenants/{tenant}/config"]) {
-            pages, request, scope, _ in try await pages.config(request, scope)
-        }
-        act(["/emulator/ui/projects/{project}/config", "/emulator/ui/projects/{project}/tenants/{tenant}/config"]) {
-            pages, request, scope, _, form in try await pages.saveConfigSection(request, scope, form)
-        }
         act([
             "/emulator/ui/projects/{project}/config/test-phone-numbers",
             "/emulator/ui/projects/{project}/tenants/{tenant}/config/test-phone-numbers",
         ]) { pages, request, scope, _, form in
             try await pages.saveTestPhoneNumbers(request, scope, form)
+        }
+        show(["/emulator/ui/projects/{project}/config", "/emulator/ui/projects/{project}/tenants/{tenant}/config"]) {
+            pages, request, scope, _ in try await pages.config(request, scope)
+        }
+        act(["/emulator/ui/projects/{project}/config", "/emulator/ui/projects/{project}/tenants/{tenant}/config"]) {
+            pages, request, scope, _, form in try await pages.saveConfigSection(request, scope, form)
         }
         show(["/emulator/ui/projects/{project}/tools", "/emulator/ui/projects/{project}/tenants/{tenant}/tools"]) {
             pages, request, scope, _ in pages.tools(request, scope)
