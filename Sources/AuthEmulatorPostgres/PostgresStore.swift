@@ -132,15 +132,13 @@ public final class PostgresStore: AuthStore {
         let outcome = FirstOutcome<T>()
         return try await withCheckedThrowingContinuation { continuation in
             outcome.waiting(continuation)
-            let timer = Task {
-                try await Task.sleep(for: limit)
-                return outcome.finish(.failure(AuthError.storeUnavailable("PostgreSQL did not answer within \(limit)")))
-            }
-            let worker = Task {
-                outcome.finish(await Result(catching: work))
-                timer.cancel()
-            }
-            Task { if (try? await timer.value) == true { worker.cancel() } }
+            let worker = Task { outcome.finish(await Result(catching: work)) }
+            outcome.timer(
+                Task {
+                    try await Task.sleep(for: limit)
+                    let unavailable = AuthError.storeUnavailable("PostgreSQL did not answer within \(limit)")
+                    if outcome.finish(.failure(unavailable)) { worker.cancel() }
+                })
         }
     }
 
@@ -178,22 +176,38 @@ public final class PostgresStore: AuthStore {
     }
 }
 
-/// Resumes a continuation with whichever outcome comes first.
+/// Resumes a continuation with whichever outcome comes first; the work's end cancels the timer.
 final class FirstOutcome<T: Sendable>: Sendable {
-    private let state = NIOLockedValueBox<(CheckedContinuation<T, any Error>?, done: Bool)>((nil, false))
+    private struct State {
+        var continuation: CheckedContinuation<T, any Error>?
+        var done = false
+        var timer: Task<Void, any Error>?
+    }
+    private let state = NIOLockedValueBox(State())
 
     func waiting(_ continuation: CheckedContinuation<T, any Error>) {
-        state.withLockedValue { $0.0 = continuation }
+        state.withLockedValue { $0.continuation = continuation }
+    }
+
+    /// The deadline's task: cancelled at once if the work has already finished.
+    func timer(_ task: Task<Void, any Error>) {
+        let finished = state.withLockedValue { state -> Bool in
+            state.timer = task
+            return state.done
+        }
+        if finished { task.cancel() }
     }
 
     /// True when this outcome was the first.
     @discardableResult
     func finish(_ result: Result<T, any Error>) -> Bool {
-        let continuation = state.withLockedValue { state -> CheckedContinuation<T, any Error>? in
-            guard !state.done else { return nil }
+        let (continuation, timer) = state.withLockedValue {
+            state -> (CheckedContinuation<T, any Error>?, Task<Void, any Error>?) in
+            guard !state.done else { return (nil, nil) }
             state.done = true
-            return state.0
+            return (state.continuation, state.timer)
         }
+        timer?.cancel()
         continuation?.resume(with: result)
         return continuation != nil
     }
