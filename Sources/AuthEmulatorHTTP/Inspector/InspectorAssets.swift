@@ -26,6 +26,8 @@ enum InspectorAssets {
         th { font-weight: 600; color: var(--muted); white-space: nowrap; }
         .mono, code, pre { font-family: ui-monospace, monospace; }
         td[data-label="Phone"] { white-space: nowrap; }
+        /* An address breaks only when it cannot fit at all, never inside a short one. */
+        td[data-label="Email"] { overflow-wrap: break-word; }
         pre { white-space: pre-wrap; overflow-wrap: anywhere; margin: 0; }
         dl.grid { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1rem; margin: 0; }
         dl.grid dt { color: var(--muted); } dl.grid dd { margin: 0; overflow-wrap: anywhere; }
