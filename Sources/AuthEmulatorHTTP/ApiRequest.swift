@@ -16,6 +16,8 @@ enum Access {
     /// Emulator endpoints that act on the whole daemon (the clock): no credential on a loopback
     /// listener, the admin credential on any other.
     case emulatorAdmin
+    /// The inspector: its own login and CSRF checks (`InspectorAccess`); not in the API document.
+    case ui
 }
 
 /// A decoded API request: normalised JSON body, query, and who is calling for which scope.
@@ -23,6 +25,9 @@ struct ApiRequest: Sendable {
     var body: JSONValue
     var query: [String: [String]]
     var caller: Caller
+    /// `{config}` of IdP-config item paths (project and tenant come as `caller.scope`).
+    var configId: String
+    let emulator: Emulator
 
     func queryValue(_ name: String) -> String? { query[name]?.first }
 
@@ -32,8 +37,9 @@ struct ApiRequest: Sendable {
     /// credentials; resolves project (path, `targetProjectId`, default) and tenant (path, body,
     /// the `idToken`'s tenant claim).
     static func make(
-        _ request: Request, _ context: some RequestContext, access: Access, settings: HTTPSettings
+        _ request: Request, _ context: some RequestContext, access: Access, services: RouteServices
     ) async throws -> ApiRequest {
+        let settings = services.settings
         var query: [String: [String]] = [:]
         for (key, value) in request.uri.queryParameters {
             query[String(key), default: []].append(String(value))
@@ -44,7 +50,7 @@ struct ApiRequest: Sendable {
             (query["key"]?.first.map { !$0.isEmpty } ?? false)
             || (request.headers[HTTPField.Name("x-goog-api-key")!].map { !$0.isEmpty } ?? false)
         switch access {
-        case .open: break
+        case .open, .ui: break
         case .emulatorAdmin:
             if !isAdmin, !settings.loopbackOnly { throw AuthError.adminCredentialOffLoopback }
         case .client:
@@ -81,7 +87,8 @@ struct ApiRequest: Sendable {
             body: body, query: query,
             caller: Caller(
                 scope: scope, isAdmin: isAdmin, clientIP: forwarded ?? peer,
-                requestOrigin: requestOrigin(request.head.authority)))
+                requestOrigin: requestOrigin(request.head.authority)),
+            configId: context.parameters.get("config") ?? "", emulator: services.emulator)
     }
 
     /// `http://host[:port]` from the request's `Host`, if it is nothing more than that.

@@ -47,13 +47,14 @@ public func buildRouter(emulator: Emulator, config: AppConfig) -> ExactPathRoute
         defaultProjectId: config.projectId, adminToken: config.adminToken, maxBodyBytes: config.maxBodyBytes,
         loopbackOnly: isLoopbackAddress(config.host))
     let exact = ExactPaths<AuthRequestContext>()
-    let table = RouteTable(
-        router: router, exact: exact, emulator: emulator, settings: settings, catalog: RouteCatalog())
-    table.registerClientRoutes()
-    table.registerAdminAccountRoutes()
-    table.registerConfigRoutes()
-    table.registerEmulatorRoutes()
-    table.registerInspector()
+    let inspector = InspectorPages(
+        emulator: emulator,
+        access: InspectorAccess(adminToken: settings.adminToken, loopbackOnly: settings.loopbackOnly),
+        maxBodyBytes: settings.maxBodyBytes)
+    RouteRegistration(
+        router: router, exact: exact,
+        services: RouteServices(emulator: emulator, settings: settings, inspector: inspector)
+    ).register(routeTable)
     return ExactPathRouter(router: router, exact: exact)
 }
 

@@ -2,23 +2,6 @@ import AuthEmulator
 import Foundation
 import HTTPTypes
 
-/// Every API route as registered, for `/emulator/openapi.json` (filled while the router is built).
-final class RouteCatalog: @unchecked Sendable {
-    struct Entry {
-        var method: HTTPRequest.Method
-        var path: String
-        var access: Access
-    }
-    private let lock = NSLock()
-    private var entries: [Entry] = []
-
-    func add(_ method: HTTPRequest.Method, _ path: String, access: Access) {
-        lock.withLock { entries.append(Entry(method: method, path: path, access: access)) }
-    }
-
-    var all: [Entry] { lock.withLock { entries } }
-}
-
 /// An OpenAPI 3.0 description of the routes the daemon answers: paths, methods, path parameters,
 /// credentials and the error envelope. Bodies follow Google's Identity Toolkit discovery documents
 /// and are not repeated here.
@@ -39,10 +22,10 @@ enum OpenAPIDocument {
         return ("", path)
     }
 
-    static func render(_ catalog: RouteCatalog, publicURL: String) -> JSONValue {
+    static func render(_ routes: [Route], publicURL: String) -> JSONValue {
         var paths: [String: [String: JSONValue]] = [:]
         let defaultPrefix = hostPrefixes[0]
-        let entries = catalog.all.map { ($0, split($0.path)) }
+        let entries = routes.filter(\.isDocumented).map { ($0, split($0.path)) }
         var prefixesByPath: [String: Set<String>] = [:]
         for (_, relative) in entries { prefixesByPath[relative.path, default: []].insert(relative.prefix) }
         for (entry, relative) in entries {
@@ -95,7 +78,7 @@ enum OpenAPIDocument {
         prefix == defaultPrefix ? nil : .array([.object(["url": .string(publicURL + prefix)])])
     }
 
-    static func operation(_ entry: RouteCatalog.Entry) -> JSONValue {
+    static func operation(_ entry: Route) -> JSONValue {
         let method = entry.method.rawValue.lowercased()
         var operation: [String: JSONValue] = [
             "operationId": .string("\(method) \(entry.path)"),
@@ -133,7 +116,7 @@ enum OpenAPIDocument {
         case .client: .array([apiKey, apiKeyHeader, .object(["admin": .array([])])])
         case .apiKey: .array([apiKey, apiKeyHeader])
         case .admin: .array([.object(["admin": .array([])])])
-        case .open: nil
+        case .open, .ui: nil
         case .emulatorAdmin: .array([.object([:]), .object(["admin": .array([])])])
         }
     }

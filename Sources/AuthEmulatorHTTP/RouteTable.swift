@@ -1,34 +1,229 @@
+// swift-format-ignore-file
+// One line a route, however long: the table is read by scanning down it.
 import AuthEmulator
-import Foundation
-import Hummingbird
 
-/// Registers API handlers: each route decodes an `ApiRequest`, calls the domain and answers JSON.
-struct RouteTable<Context: RequestContext> {
-    let router: Router<Context>
-    let exact: ExactPaths<Context>
-    let emulator: Emulator
-    let settings: HTTPSettings
-    /// What `/emulator/openapi.json` lists.
-    let catalog: RouteCatalog
+/// Every route authemu answers, one line each: the method, the path exactly as a client sends it
+/// (the production host is its first component; `{project}`, `{tenant}` and other parameters
+/// written out), who may call it (`Access`), and its handler. The router, `/emulator/openapi.json`
+/// and the fuzzer (which reads that document) are built from this table, and no other file spells
+/// a path the daemon serves: `grep -rF` on a path finds its line here.
+let routeTable: [Route] = [
+    // Client accounts (API key; the admin credential adds powers): v1, and the v3 name iOS uses.
+    Route(.post, "/identitytoolkit.googleapis.com/v1/accounts:signUp", .client, .call(Emulator.signUp)),
+    Route(.post, "/www.googleapis.com/identitytoolkit/v3/relyingparty/signupNewUser", .client, .call(Emulator.signUp)),
+    Route(.post, "/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword", .client, .call(Emulator.signInWithPassword)),
+    Route(.post, "/www.googleapis.com/identitytoolkit/v3/relyingparty/verifyPassword", .client, .call(Emulator.signInWithPassword)),
+    Route(.post, "/identitytoolkit.googleapis.com/v1/accounts:signInWithCustomToken", .client, .call(Emulator.signInWithCustomToken)),
+    Route(.post, "/www.googleapis.com/identitytoolkit/v3/relyingparty/verifyCustomToken", .client, .call(Emulator.signInWithCustomToken)),
+    Route(.post, "/identitytoolkit.googleapis.com/v1/accounts:signInWithIdp", .client, .call(Emulator.signInWithIdp)),
+    Route(.post, "/www.googleapis.com/identitytoolkit/v3/relyingparty/verifyAssertion", .client, .call(Emulator.signInWithIdp)),
+    Route(.post, "/identitytoolkit.googleapis.com/v1/accounts:signInWithEmailLink", .client, .call(Emulator.signInWithEmailLink)),
+    Route(.post, "/www.googleapis.com/identitytoolkit/v3/relyingparty/emailLinkSignin", .client, .call(Emulator.signInWithEmailLink)),
+    Route(.post, "/identitytoolkit.googleapis.com/v1/accounts:lookup", .client, .call(Emulator.lookup)),
+    Route(.post, "/www.googleapis.com/identitytoolkit/v3/relyingparty/getAccountInfo", .client, .call(Emulator.lookup)),
+    Route(.post, "/identitytoolkit.googleapis.com/v1/accounts:update", .client, .call(Emulator.updateAccount)),
+    Route(.post, "/www.googleapis.com/identitytoolkit/v3/relyingparty/setAccountInfo", .client, .call(Emulator.updateAccount)),
+    Route(.post, "/identitytoolkit.googleapis.com/v1/accounts:delete", .client, .api(ClientHandlers.delete)),
+    Route(.post, "/www.googleapis.com/identitytoolkit/v3/relyingparty/deleteAccount", .client, .api(ClientHandlers.delete)),
+    Route(.post, "/identitytoolkit.googleapis.com/v1/accounts:createAuthUri", .client, .call(Emulator.createAuthUri)),
+    Route(.post, "/www.googleapis.com/identitytoolkit/v3/relyingparty/createAuthUri", .client, .call(Emulator.createAuthUri)),
+    Route(.post, "/identitytoolkit.googleapis.com/v1/accounts:sendOobCode", .client, .call(Emulator.sendOobCode)),
+    Route(.post, "/www.googleapis.com/identitytoolkit/v3/relyingparty/getOobConfirmationCode", .client, .call(Emulator.sendOobCode)),
+    Route(.post, "/identitytoolkit.googleapis.com/v1/accounts:resetPassword", .client, .call(Emulator.resetPassword)),
+    Route(.post, "/www.googleapis.com/identitytoolkit/v3/relyingparty/resetPassword", .client, .call(Emulator.resetPassword)),
+    Route(.get, "/identitytoolkit.googleapis.com/v1/projects", .client, .api(ClientHandlers.projects)),
+    Route(.get, "/www.googleapis.com/identitytoolkit/v3/relyingparty/getProjectConfig", .client, .api(ClientHandlers.projects)),
+    Route(.post, "/www.googleapis.com/identitytoolkit/v3/relyingparty/getProjectConfig", .client, .api(ClientHandlers.projects)),
+    Route(.get, "/identitytoolkit.googleapis.com/v1/recaptchaParams", .client, .api(ClientHandlers.recaptchaParams)),
+    Route(.get, "/www.googleapis.com/identitytoolkit/v3/relyingparty/getRecaptchaParam", .client, .api(ClientHandlers.recaptchaParams)),
+    Route(.post, "/www.googleapis.com/identitytoolkit/v3/relyingparty/getRecaptchaParam", .client, .api(ClientHandlers.recaptchaParams)),
+    Route(.post, "/securetoken.googleapis.com/v1/token", .apiKey, .api(ClientHandlers.refreshToken)),
+    Route(.post, "/identitytoolkit.googleapis.com/v2/accounts:revokeToken", .client, .api(ClientHandlers.revokeIdpToken)),
+    // Phone sign-in.
+    Route(.post, "/identitytoolkit.googleapis.com/v1/accounts:sendVerificationCode", .client, .call(Emulator.sendVerificationCode)),
+    Route(.post, "/www.googleapis.com/identitytoolkit/v3/relyingparty/sendVerificationCode", .client, .call(Emulator.sendVerificationCode)),
+    Route(.post, "/identitytoolkit.googleapis.com/v1/accounts:signInWithPhoneNumber", .client, .call(Emulator.signInWithPhoneNumber)),
+    Route(.post, "/www.googleapis.com/identitytoolkit/v3/relyingparty/verifyPhoneNumber", .client, .call(Emulator.signInWithPhoneNumber)),
+    // Second factors and passkeys.
+    Route(.post, "/identitytoolkit.googleapis.com/v2/accounts/mfaEnrollment:start", .client, .call(Emulator.startMfaEnrollment)),
+    Route(.post, "/identitytoolkit.googleapis.com/v2/accounts/mfaEnrollment:finalize", .client, .call(Emulator.finalizeMfaEnrollment)),
+    Route(.post, "/identitytoolkit.googleapis.com/v2/accounts/mfaEnrollment:withdraw", .client, .call(Emulator.withdrawMfa)),
+    Route(.post, "/identitytoolkit.googleapis.com/v2/accounts/mfaSignIn:start", .client, .call(Emulator.startMfaSignIn)),
+    Route(.post, "/identitytoolkit.googleapis.com/v2/accounts/mfaSignIn:finalize", .client, .call(Emulator.finalizeMfaSignIn)),
+    Route(.post, "/identitytoolkit.googleapis.com/v2/accounts/passkeyEnrollment:start", .client, .call(Emulator.startPasskeyEnrollment)),
+    Route(.post, "/identitytoolkit.googleapis.com/v2/accounts/passkeyEnrollment:finalize", .client, .call(Emulator.finalizePasskeyEnrollment)),
+    Route(.post, "/identitytoolkit.googleapis.com/v2/accounts/passkeySignIn:start", .client, .api(ClientHandlers.startPasskeySignIn)),
+    Route(.post, "/identitytoolkit.googleapis.com/v2/accounts/passkeySignIn:finalize", .client, .call(Emulator.finalizePasskeySignIn)),
+    // App verification: APNs client verification, reCAPTCHA config, password policy.
+    Route(.post, "/identitytoolkit.googleapis.com/v1/accounts:verifyIosClient", .client, .api(ClientHandlers.verifyIosClient)),
+    Route(.post, "/www.googleapis.com/identitytoolkit/v3/relyingparty/verifyClient", .client, .api(ClientHandlers.verifyIosClient)),
+    Route(.get, "/identitytoolkit.googleapis.com/v2/recaptchaConfig", .client, .api(ClientHandlers.recaptchaConfig)),
+    Route(.get, "/identitytoolkit.googleapis.com/v2/passwordPolicy", .client, .api(ClientHandlers.passwordPolicy)),
+    // Client operations not served yet: 501 NOT_IMPLEMENTED after the credential check.
+    Route(.post, "/identitytoolkit.googleapis.com/v1/accounts:signInWithGameCenter", .client, .notImplemented("accounts:signInWithGameCenter")),
+    Route(.post, "/www.googleapis.com/identitytoolkit/v3/relyingparty/signInWithGameCenter", .client, .notImplemented("accounts:signInWithGameCenter")),
+    Route(.post, "/identitytoolkit.googleapis.com/v1/accounts:issueSamlResponse", .client, .notImplemented("accounts:issueSamlResponse")),
+    Route(.post, "/www.googleapis.com/identitytoolkit/v3/relyingparty/signOutUser", .client, .notImplemented("signOutUser")),
+    Route(.get, "/identitytoolkit.googleapis.com/v2/defaultSupportedIdps", .client, .notImplemented("defaultSupportedIdps")),
 
-    func api(
-        _ method: HTTPRequest.Method, _ paths: [String], access: Access,
-        _ handler: @escaping @Sendable (ApiRequest) async throws -> JSONValue
-    ) {
-        let settings = self.settings
-        let respond: @Sendable (Request, Context) async throws -> Response = { request, context in
-            let api = try await ApiRequest.make(request, context, access: access, settings: settings)
-            return JSONResponse.make(try await handler(api))
-        }
-        for path in paths {
-            catalog.add(method, path, access: access)
-            router.on(RouterPath(path), method: method, use: respond)
-            exact.add(path, method: method, middlewares: router.middlewares, handler: respond)
-        }
-    }
+    // Admin accounts (`Authorization: Bearer owner`), on a project and on a tenant.
+    Route(.post, "/identitytoolkit.googleapis.com/v1/projects/{project}/accounts", .admin, .call(Emulator.signUp)),
+    Route(.post, "/identitytoolkit.googleapis.com/v1/projects/{project}/tenants/{tenant}/accounts", .admin, .call(Emulator.signUp)),
+    Route(.post, "/identitytoolkit.googleapis.com/v1/projects/{project}/accounts:lookup", .admin, .call(Emulator.lookup)),
+    Route(.post, "/identitytoolkit.googleapis.com/v1/projects/{project}/tenants/{tenant}/accounts:lookup", .admin, .call(Emulator.lookup)),
+    Route(.post, "/identitytoolkit.googleapis.com/v1/projects/{project}/accounts:update", .admin, .call(Emulator.updateAccount)),
+    Route(.post, "/identitytoolkit.googleapis.com/v1/projects/{project}/tenants/{tenant}/accounts:update", .admin, .call(Emulator.updateAccount)),
+    Route(.post, "/identitytoolkit.googleapis.com/v1/projects/{project}/accounts:delete", .admin, .api(ClientHandlers.delete)),
+    Route(.post, "/identitytoolkit.googleapis.com/v1/projects/{project}/tenants/{tenant}/accounts:delete", .admin, .api(ClientHandlers.delete)),
+    Route(.post, "/identitytoolkit.googleapis.com/v1/projects/{project}/accounts:sendOobCode", .admin, .call(Emulator.sendOobCode)),
+    Route(.post, "/identitytoolkit.googleapis.com/v1/projects/{project}/tenants/{tenant}/accounts:sendOobCode", .admin, .call(Emulator.sendOobCode)),
+    Route(.post, "/identitytoolkit.googleapis.com/v1/projects/{project}/accounts:query", .admin, .api(AdminHandlers.queryAccounts)),
+    Route(.post, "/identitytoolkit.googleapis.com/v1/projects/{project}/tenants/{tenant}/accounts:query", .admin, .api(AdminHandlers.queryAccounts)),
+    Route(.post, "/identitytoolkit.googleapis.com/v1/projects/{project}:queryAccounts", .admin, .api(AdminHandlers.queryAccounts)),
+    Route(.post, "/identitytoolkit.googleapis.com/v1/projects/{project}/accounts:batchCreate", .admin, .call(Emulator.batchCreate)),
+    Route(.post, "/identitytoolkit.googleapis.com/v1/projects/{project}/tenants/{tenant}/accounts:batchCreate", .admin, .call(Emulator.batchCreate)),
+    Route(.post, "/identitytoolkit.googleapis.com/v1/projects/{project}/accounts:batchDelete", .admin, .api(AdminHandlers.batchDelete)),
+    Route(.post, "/identitytoolkit.googleapis.com/v1/projects/{project}/tenants/{tenant}/accounts:batchDelete", .admin, .api(AdminHandlers.batchDelete)),
+    Route(.get, "/identitytoolkit.googleapis.com/v1/projects/{project}/accounts:batchGet", .admin, .api(AdminHandlers.batchGet)),
+    Route(.get, "/identitytoolkit.googleapis.com/v1/projects/{project}/tenants/{tenant}/accounts:batchGet", .admin, .api(AdminHandlers.batchGet)),
+    Route(.post, "/identitytoolkit.googleapis.com/v1/projects/{project}:createSessionCookie", .admin, .api(AdminHandlers.createSessionCookie)),
+    Route(.post, "/identitytoolkit.googleapis.com/v1/projects/{project}/tenants/{tenant}:createSessionCookie", .admin, .api(AdminHandlers.createSessionCookie)),
+    // v3 batch calls: the project is the body's `targetProjectId`.
+    Route(.post, "/www.googleapis.com/identitytoolkit/v3/relyingparty/downloadAccount", .client, .api(AdminHandlers.downloadAccount)),
+    Route(.post, "/www.googleapis.com/identitytoolkit/v3/relyingparty/uploadAccount", .client, .api(AdminHandlers.uploadAccount)),
 
-    /// A known operation that is not built yet: credentials are checked first, then 501.
-    func notImplemented(_ method: HTTPRequest.Method, _ paths: [String], access: Access, operation: String) {
-        api(method, paths, access: access) { _ in throw AuthError.notImplemented(operation) }
-    }
-}
+    // Config and tenants (admin), under v2 and admin/v2.
+    Route(.get, "/identitytoolkit.googleapis.com/v2/projects/{project}/config", .admin, .api(ConfigHandlers.projectConfig)),
+    Route(.get, "/identitytoolkit.googleapis.com/admin/v2/projects/{project}/config", .admin, .api(ConfigHandlers.projectConfig)),
+    Route(.patch, "/identitytoolkit.googleapis.com/v2/projects/{project}/config", .admin, .api(ConfigHandlers.updateProjectConfig)),
+    Route(.patch, "/identitytoolkit.googleapis.com/admin/v2/projects/{project}/config", .admin, .api(ConfigHandlers.updateProjectConfig)),
+    Route(.get, "/identitytoolkit.googleapis.com/v2/projects/{project}/tenants", .admin, .api(ConfigHandlers.listTenants)),
+    Route(.get, "/identitytoolkit.googleapis.com/admin/v2/projects/{project}/tenants", .admin, .api(ConfigHandlers.listTenants)),
+    Route(.post, "/identitytoolkit.googleapis.com/v2/projects/{project}/tenants", .admin, .api(ConfigHandlers.createTenant)),
+    Route(.post, "/identitytoolkit.googleapis.com/admin/v2/projects/{project}/tenants", .admin, .api(ConfigHandlers.createTenant)),
+    Route(.get, "/identitytoolkit.googleapis.com/v2/projects/{project}/tenants/{tenant}", .admin, .api(ConfigHandlers.tenant)),
+    Route(.get, "/identitytoolkit.googleapis.com/admin/v2/projects/{project}/tenants/{tenant}", .admin, .api(ConfigHandlers.tenant)),
+    Route(.patch, "/identitytoolkit.googleapis.com/v2/projects/{project}/tenants/{tenant}", .admin, .api(ConfigHandlers.updateTenant)),
+    Route(.patch, "/identitytoolkit.googleapis.com/admin/v2/projects/{project}/tenants/{tenant}", .admin, .api(ConfigHandlers.updateTenant)),
+    Route(.delete, "/identitytoolkit.googleapis.com/v2/projects/{project}/tenants/{tenant}", .admin, .api(ConfigHandlers.deleteTenant)),
+    Route(.delete, "/identitytoolkit.googleapis.com/admin/v2/projects/{project}/tenants/{tenant}", .admin, .api(ConfigHandlers.deleteTenant)),
+    Route(.post, "/identitytoolkit.googleapis.com/v2/projects/{project}/identityPlatform:initializeAuth", .admin, .notImplemented("identityPlatform:initializeAuth")),
+    Route(.post, "/identitytoolkit.googleapis.com/v2/projects/{project}/tenants/{tenant}/identityPlatform:initializeAuth", .admin, .notImplemented("identityPlatform:initializeAuth")),
+    // IdP configs (admin): OAuth/OIDC, SAML and default-supported, on a project and on a tenant.
+    Route(.get, "/identitytoolkit.googleapis.com/v2/projects/{project}/oauthIdpConfigs", .admin, .api(ConfigHandlers.IdpConfigs(.oauth).list)),
+    Route(.get, "/identitytoolkit.googleapis.com/v2/projects/{project}/tenants/{tenant}/oauthIdpConfigs", .admin, .api(ConfigHandlers.IdpConfigs(.oauth).list)),
+    Route(.post, "/identitytoolkit.googleapis.com/v2/projects/{project}/oauthIdpConfigs", .admin, .api(ConfigHandlers.IdpConfigs(.oauth).create)),
+    Route(.post, "/identitytoolkit.googleapis.com/v2/projects/{project}/tenants/{tenant}/oauthIdpConfigs", .admin, .api(ConfigHandlers.IdpConfigs(.oauth).create)),
+    Route(.get, "/identitytoolkit.googleapis.com/v2/projects/{project}/oauthIdpConfigs/{config}", .admin, .api(ConfigHandlers.IdpConfigs(.oauth).get)),
+    Route(.get, "/identitytoolkit.googleapis.com/v2/projects/{project}/tenants/{tenant}/oauthIdpConfigs/{config}", .admin, .api(ConfigHandlers.IdpConfigs(.oauth).get)),
+    Route(.patch, "/identitytoolkit.googleapis.com/v2/projects/{project}/oauthIdpConfigs/{config}", .admin, .api(ConfigHandlers.IdpConfigs(.oauth).update)),
+    Route(.patch, "/identitytoolkit.googleapis.com/v2/projects/{project}/tenants/{tenant}/oauthIdpConfigs/{config}", .admin, .api(ConfigHandlers.IdpConfigs(.oauth).update)),
+    Route(.delete, "/identitytoolkit.googleapis.com/v2/projects/{project}/oauthIdpConfigs/{config}", .admin, .api(ConfigHandlers.IdpConfigs(.oauth).delete)),
+    Route(.delete, "/identitytoolkit.googleapis.com/v2/projects/{project}/tenants/{tenant}/oauthIdpConfigs/{config}", .admin, .api(ConfigHandlers.IdpConfigs(.oauth).delete)),
+    Route(.get, "/identitytoolkit.googleapis.com/v2/projects/{project}/inboundSamlConfigs", .admin, .api(ConfigHandlers.IdpConfigs(.saml).list)),
+    Route(.get, "/identitytoolkit.googleapis.com/v2/projects/{project}/tenants/{tenant}/inboundSamlConfigs", .admin, .api(ConfigHandlers.IdpConfigs(.saml).list)),
+    Route(.post, "/identitytoolkit.googleapis.com/v2/projects/{project}/inboundSamlConfigs", .admin, .api(ConfigHandlers.IdpConfigs(.saml).create)),
+    Route(.post, "/identitytoolkit.googleapis.com/v2/projects/{project}/tenants/{tenant}/inboundSamlConfigs", .admin, .api(ConfigHandlers.IdpConfigs(.saml).create)),
+    Route(.get, "/identitytoolkit.googleapis.com/v2/projects/{project}/inboundSamlConfigs/{config}", .admin, .api(ConfigHandlers.IdpConfigs(.saml).get)),
+    Route(.get, "/identitytoolkit.googleapis.com/v2/projects/{project}/tenants/{tenant}/inboundSamlConfigs/{config}", .admin, .api(ConfigHandlers.IdpConfigs(.saml).get)),
+    Route(.patch, "/identitytoolkit.googleapis.com/v2/projects/{project}/inboundSamlConfigs/{config}", .admin, .api(ConfigHandlers.IdpConfigs(.saml).update)),
+    Route(.patch, "/identitytoolkit.googleapis.com/v2/projects/{project}/tenants/{tenant}/inboundSamlConfigs/{config}", .admin, .api(ConfigHandlers.IdpConfigs(.saml).update)),
+    Route(.delete, "/identitytoolkit.googleapis.com/v2/projects/{project}/inboundSamlConfigs/{config}", .admin, .api(ConfigHandlers.IdpConfigs(.saml).delete)),
+    Route(.delete, "/identitytoolkit.googleapis.com/v2/projects/{project}/tenants/{tenant}/inboundSamlConfigs/{config}", .admin, .api(ConfigHandlers.IdpConfigs(.saml).delete)),
+    Route(.get, "/identitytoolkit.googleapis.com/v2/projects/{project}/defaultSupportedIdpConfigs", .admin, .api(ConfigHandlers.IdpConfigs(.defaultSupported).list)),
+    Route(.get, "/identitytoolkit.googleapis.com/v2/projects/{project}/tenants/{tenant}/defaultSupportedIdpConfigs", .admin, .api(ConfigHandlers.IdpConfigs(.defaultSupported).list)),
+    Route(.post, "/identitytoolkit.googleapis.com/v2/projects/{project}/defaultSupportedIdpConfigs", .admin, .api(ConfigHandlers.IdpConfigs(.defaultSupported).create)),
+    Route(.post, "/identitytoolkit.googleapis.com/v2/projects/{project}/tenants/{tenant}/defaultSupportedIdpConfigs", .admin, .api(ConfigHandlers.IdpConfigs(.defaultSupported).create)),
+    Route(.get, "/identitytoolkit.googleapis.com/v2/projects/{project}/defaultSupportedIdpConfigs/{config}", .admin, .api(ConfigHandlers.IdpConfigs(.defaultSupported).get)),
+    Route(.get, "/identitytoolkit.googleapis.com/v2/projects/{project}/tenants/{tenant}/defaultSupportedIdpConfigs/{config}", .admin, .api(ConfigHandlers.IdpConfigs(.defaultSupported).get)),
+    Route(.patch, "/identitytoolkit.googleapis.com/v2/projects/{project}/defaultSupportedIdpConfigs/{config}", .admin, .api(ConfigHandlers.IdpConfigs(.defaultSupported).update)),
+    Route(.patch, "/identitytoolkit.googleapis.com/v2/projects/{project}/tenants/{tenant}/defaultSupportedIdpConfigs/{config}", .admin, .api(ConfigHandlers.IdpConfigs(.defaultSupported).update)),
+    Route(.delete, "/identitytoolkit.googleapis.com/v2/projects/{project}/defaultSupportedIdpConfigs/{config}", .admin, .api(ConfigHandlers.IdpConfigs(.defaultSupported).delete)),
+    Route(.delete, "/identitytoolkit.googleapis.com/v2/projects/{project}/tenants/{tenant}/defaultSupportedIdpConfigs/{config}", .admin, .api(ConfigHandlers.IdpConfigs(.defaultSupported).delete)),
+
+    // Public keys of signed tokens at Google's key URLs (empty sets while tokens are unsigned).
+    Route(.get, "/www.googleapis.com/service_accounts/v1/jwk/securetoken@system.gserviceaccount.com", .open, .api(EmulatorHandlers.signingJWKS)),
+    Route(.get, "/identitytoolkit.googleapis.com/v1/sessionCookiePublicKeys", .open, .api(EmulatorHandlers.signingJWKS)),
+    Route(.get, "/www.googleapis.com/robot/v1/metadata/x509/securetoken@system.gserviceaccount.com", .open, .api(EmulatorHandlers.signingCertificates)),
+    Route(.get, "/www.googleapis.com/identitytoolkit/v3/relyingparty/publicKeys", .open, .api(EmulatorHandlers.signingCertificates)),
+
+    // The emulator's status, health and this table as an OpenAPI document.
+    Route(.get, "/", .open, .page(EmulatorPages.root)),
+    Route(.get, "/emulator/openapi.json", .open, .page(EmulatorPages.openAPI)),
+    Route(.get, "/healthz", .open, .page(EmulatorPages.health)),
+    Route(.get, "/readyz", .open, .page(EmulatorPages.readiness)),
+    // A project's accounts, settings and codes (firebase-tools' emulator API; no credential).
+    Route(.delete, "/emulator/v1/projects/{project}/accounts", .open, .api(EmulatorHandlers.deleteAllAccounts)),
+    Route(.delete, "/emulator/v1/projects/{project}/tenants/{tenant}/accounts", .open, .api(EmulatorHandlers.deleteAllAccounts)),
+    Route(.get, "/emulator/v1/projects/{project}/config", .open, .api(EmulatorHandlers.config)),
+    Route(.patch, "/emulator/v1/projects/{project}/config", .open, .api(EmulatorHandlers.updateConfig)),
+    Route(.delete, "/emulator/v1/projects/{project}/config", .open, .api(EmulatorHandlers.resetConfig)),
+    Route(.get, "/emulator/v1/projects/{project}/oobCodes", .open, .api(EmulatorHandlers.oobCodes)),
+    Route(.get, "/emulator/v1/projects/{project}/tenants/{tenant}/oobCodes", .open, .api(EmulatorHandlers.oobCodes)),
+    Route(.get, "/emulator/v1/projects/{project}/verificationCodes", .open, .api(EmulatorHandlers.verificationCodes)),
+    Route(.get, "/emulator/v1/projects/{project}/tenants/{tenant}/verificationCodes", .open, .api(EmulatorHandlers.verificationCodes)),
+    // The SMS outbox, TOTP codes of enrolled factors and the APNs outbox, with their long-polls.
+    Route(.get, "/emulator/v1/projects/{project}/smsMessages", .open, .api(EmulatorHandlers.smsMessages)),
+    Route(.get, "/emulator/v1/projects/{project}/tenants/{tenant}/smsMessages", .open, .api(EmulatorHandlers.smsMessages)),
+    Route(.delete, "/emulator/v1/projects/{project}/smsMessages", .open, .api(EmulatorHandlers.clearSmsMessages)),
+    Route(.delete, "/emulator/v1/projects/{project}/tenants/{tenant}/smsMessages", .open, .api(EmulatorHandlers.clearSmsMessages)),
+    Route(.get, "/emulator/v1/projects/{project}/totpCodes", .open, .api(EmulatorHandlers.totpCodes)),
+    Route(.get, "/emulator/v1/projects/{project}/tenants/{tenant}/totpCodes", .open, .api(EmulatorHandlers.totpCodes)),
+    Route(.get, "/emulator/v1/projects/{project}/apnsPushes", .open, .api(EmulatorHandlers.apnsPushes)),
+    Route(.get, "/emulator/v1/projects/{project}/tenants/{tenant}/apnsPushes", .open, .api(EmulatorHandlers.apnsPushes)),
+    Route(.delete, "/emulator/v1/projects/{project}/apnsPushes", .open, .api(EmulatorHandlers.clearApnsPushes)),
+    Route(.delete, "/emulator/v1/projects/{project}/tenants/{tenant}/apnsPushes", .open, .api(EmulatorHandlers.clearApnsPushes)),
+    // Minted app credentials and injected app-verification faults.
+    Route(.post, "/emulator/v1/projects/{project}/appCredentials", .open, .api(EmulatorHandlers.mintAppCredential)),
+    Route(.post, "/emulator/v1/projects/{project}/tenants/{tenant}/appCredentials", .open, .api(EmulatorHandlers.mintAppCredential)),
+    Route(.post, "/emulator/v1/projects/{project}/appVerification:failNext", .open, .api(EmulatorHandlers.failNext)),
+    Route(.post, "/emulator/v1/projects/{project}/tenants/{tenant}/appVerification:failNext", .open, .api(EmulatorHandlers.failNext)),
+    // The daemon's movable clock: no credential on a loopback listener, the admin's on any other.
+    Route(.get, "/emulator/v1/clock", .emulatorAdmin, .api(EmulatorHandlers.clock)),
+    Route(.post, "/emulator/v1/clock:advance", .emulatorAdmin, .api(EmulatorHandlers.advanceClock)),
+    Route(.post, "/emulator/v1/clock:set", .emulatorAdmin, .api(EmulatorHandlers.setClock)),
+    Route(.post, "/emulator/v1/clock:reset", .emulatorAdmin, .api(EmulatorHandlers.resetClock)),
+    // The page email links point at, and the IdP sign-in pages of popup and redirect flows.
+    Route(.get, "/emulator/action", .open, .page(EmulatorPages.action)),
+    Route(.get, "/emulator/auth/handler", .open, .page(EmulatorPages.idpHandler)),
+    Route(.get, "/emulator/auth/iframe", .open, .page(EmulatorPages.idpRelayFrame)),
+    Route(.post, "/emulator/auth/redirectEvents", .open, .api(EmulatorHandlers.storeRedirectEvent)),
+    Route(.post, "/emulator/auth/redirectEvents:take", .open, .api(EmulatorHandlers.takeRedirectEvent)),
+
+    // The inspector: pages (GET) and actions (POST with the page's CSRF token), on a project and on a tenant.
+    Route(.get, "/emulator/ui/", .ui, .inspectorPage(InspectorHandlers.overview)),
+    Route(.get, "/emulator/ui/assets/inspector.css", .ui, .page(InspectorHandlers.stylesheet)),
+    Route(.get, "/emulator/ui/assets/inspector.js", .ui, .page(InspectorHandlers.script)),
+    Route(.get, "/emulator/ui/login", .ui, .page(InspectorHandlers.loginPage)),
+    Route(.post, "/emulator/ui/login", .ui, .page(InspectorHandlers.login)),
+    Route(.get, "/emulator/ui/projects/{project}/users", .ui, .inspectorPage(InspectorHandlers.users)),
+    Route(.get, "/emulator/ui/projects/{project}/tenants/{tenant}/users", .ui, .inspectorPage(InspectorHandlers.users)),
+    Route(.post, "/emulator/ui/projects/{project}/users", .ui, .act(InspectorPages.createUser)),
+    Route(.post, "/emulator/ui/projects/{project}/tenants/{tenant}/users", .ui, .act(InspectorPages.createUser)),
+    Route(.post, "/emulator/ui/projects/{project}/users/clear", .ui, .act(InspectorPages.clearUsers)),
+    Route(.post, "/emulator/ui/projects/{project}/tenants/{tenant}/users/clear", .ui, .act(InspectorPages.clearUsers)),
+    Route(.get, "/emulator/ui/projects/{project}/users/{localId}", .ui, .inspectorPage(InspectorHandlers.user)),
+    Route(.get, "/emulator/ui/projects/{project}/tenants/{tenant}/users/{localId}", .ui, .inspectorPage(InspectorHandlers.user)),
+    Route(.post, "/emulator/ui/projects/{project}/users/{localId}/{action}", .ui, .inspectorAction(InspectorHandlers.userAction)),
+    Route(.post, "/emulator/ui/projects/{project}/tenants/{tenant}/users/{localId}/{action}", .ui, .inspectorAction(InspectorHandlers.userAction)),
+    Route(.get, "/emulator/ui/projects/{project}/config", .ui, .inspectorPage(InspectorHandlers.config)),
+    Route(.get, "/emulator/ui/projects/{project}/tenants/{tenant}/config", .ui, .inspectorPage(InspectorHandlers.config)),
+    Route(.post, "/emulator/ui/projects/{project}/config", .ui, .act(InspectorPages.saveConfigSection)),
+    Route(.post, "/emulator/ui/projects/{project}/tenants/{tenant}/config", .ui, .act(InspectorPages.saveConfigSection)),
+    Route(.post, "/emulator/ui/projects/{project}/config/test-phone-numbers", .ui, .act(InspectorPages.saveTestPhoneNumbers)),
+    Route(.post, "/emulator/ui/projects/{project}/tenants/{tenant}/config/test-phone-numbers", .ui, .act(InspectorPages.saveTestPhoneNumbers)),
+    Route(.get, "/emulator/ui/projects/{project}/tools", .ui, .inspectorPage(InspectorHandlers.tools)),
+    Route(.get, "/emulator/ui/projects/{project}/tenants/{tenant}/tools", .ui, .inspectorPage(InspectorHandlers.tools)),
+    Route(.get, "/emulator/ui/projects/{project}/tools/export", .ui, .inspectorPage(InspectorHandlers.export)),
+    Route(.get, "/emulator/ui/projects/{project}/tenants/{tenant}/tools/export", .ui, .inspectorPage(InspectorHandlers.export)),
+    Route(.post, "/emulator/ui/projects/{project}/tools/credential", .ui, .act(InspectorPages.mintCredential)),
+    Route(.post, "/emulator/ui/projects/{project}/tenants/{tenant}/tools/credential", .ui, .act(InspectorPages.mintCredential)),
+    Route(.post, "/emulator/ui/projects/{project}/tools/import", .ui, .act(InspectorPages.importAccounts)),
+    Route(.post, "/emulator/ui/projects/{project}/tenants/{tenant}/tools/import", .ui, .act(InspectorPages.importAccounts)),
+    Route(.post, "/emulator/ui/projects/{project}/tools/tenant", .ui, .act(InspectorPages.createTenant)),
+    Route(.post, "/emulator/ui/projects/{project}/tenants/{tenant}/tools/tenant", .ui, .act(InspectorPages.createTenant)),
+    Route(.get, "/emulator/ui/projects/{project}/messages", .ui, .show(InspectorPages.messages)),
+    Route(.get, "/emulator/ui/projects/{project}/tenants/{tenant}/messages", .ui, .show(InspectorPages.messages)),
+    Route(.post, "/emulator/ui/projects/{project}/messages/clear", .ui, .inspectorAction(InspectorHandlers.clearMessages)),
+    Route(.post, "/emulator/ui/projects/{project}/tenants/{tenant}/messages/clear", .ui, .inspectorAction(InspectorHandlers.clearMessages)),
+]

@@ -1,0 +1,136 @@
+import AuthEmulator
+import Foundation
+import Hummingbird
+
+/// One line of `routeTable`: a method, the path as a client sends it, who may call it and what
+/// answers.
+struct Route: Sendable {
+    let method: HTTPRequest.Method
+    let path: String
+    let access: Access
+    let handler: RouteHandler
+
+    init(_ method: HTTPRequest.Method, _ path: String, _ access: Access, _ handler: RouteHandler) {
+        self.method = method
+        self.path = path
+        self.access = access
+        self.handler = handler
+    }
+
+    /// Whether `/emulator/openapi.json` lists it: every route but the inspector's pages.
+    var isDocumented: Bool { access != .ui }
+}
+
+/// What answers a route.
+enum RouteHandler: Sendable {
+    /// A JSON API: credentials checked for the route's access, the body decoded, a JSON answer.
+    case api(@Sendable (ApiRequest) async throws -> JSONValue)
+    /// An operation authemu does not serve yet: credentials checked, then 501 NOT_IMPLEMENTED.
+    case notImplemented(String)
+    /// A page, an asset or a redirect, answered as it is (no credential).
+    case page(@Sendable (PageRequest) async throws -> Response)
+    /// An inspector page (GET): the inspector's credential, else its login page.
+    case inspectorPage(@Sendable (PageRequest) async throws -> Response)
+    /// An inspector action (POST): the credential, the CSRF token, then the form's fields.
+    case inspectorAction(@Sendable (PageRequest, [String: String]) async throws -> Response)
+}
+
+extension RouteHandler {
+    /// The common API: the body decoded as the domain operation's request, then the operation
+    /// called with the caller (`.call(Emulator.signUp)`).
+    static func call<Body: Decodable & SendableMetatype>(
+        _ operation: @escaping @Sendable (Emulator) -> (Body, Caller) async throws -> JSONValue
+    ) -> RouteHandler {
+        .api { request in try await operation(request.emulator)(request.decode(Body.self), request.caller) }
+    }
+
+    /// An inspector page of a scope (`.show(InspectorPages.messages)`).
+    static func show(
+        _ page: @escaping @Sendable (InspectorPages) -> (Request, Scope) async throws -> Response
+    ) -> RouteHandler {
+        .inspectorPage { request in try await page(request.inspector)(request.request, request.inspectorScope) }
+    }
+
+    /// An inspector action of a scope, with its form (`.act(InspectorPages.createUser)`).
+    static func act(
+        _ action: @escaping @Sendable (InspectorPages) -> (Request, Scope, [String: String]) async throws -> Response
+    ) -> RouteHandler {
+        .inspectorAction { request, form in
+            try await action(request.inspector)(request.request, request.inspectorScope, form)
+        }
+    }
+}
+
+/// What a `.page`, `.inspectorPage` or `.inspectorAction` handler gets: the request, its path
+/// parameters and the daemon's services.
+struct PageRequest: Sendable {
+    let request: Request
+    let parameters: Parameters
+    let services: RouteServices
+
+    var emulator: Emulator { services.emulator }
+    var inspector: InspectorPages { services.inspector }
+    var query: Parameters { request.uri.queryParameters }
+
+    func parameter(_ name: String) -> String { parameters.get(name) ?? "" }
+
+    /// The scope of an inspector page: `projects/{project}` or `projects/{project}/tenants/{tenant}`.
+    var inspectorScope: Scope {
+        // A path tenant alone cannot be refused.
+        (try? Scope.resolve(projectId: parameter("project"), tenant: TenantSources(path: parameters.get("tenant"))))
+            ?? Scope(projectId: parameter("project"))
+    }
+}
+
+/// The daemon's parts that handlers reach.
+struct RouteServices: Sendable {
+    let emulator: Emulator
+    let settings: HTTPSettings
+    let inspector: InspectorPages
+}
+
+/// Registers every route of `routeTable` with the router and its exact-path index.
+struct RouteRegistration<Context: RequestContext> {
+    let router: Router<Context>
+    let exact: ExactPaths<Context>
+    let services: RouteServices
+
+    func register(_ routes: [Route]) {
+        for route in routes {
+            let respond = responder(route)
+            router.on(RouterPath(route.path), method: route.method, use: respond)
+            exact.add(route.path, method: route.method, middlewares: router.middlewares, handler: respond)
+        }
+    }
+
+    private func responder(_ route: Route) -> @Sendable (Request, Context) async throws -> Response {
+        let services = self.services
+        let access = route.access
+        switch route.handler {
+        case .api(let handler):
+            return { request, context in
+                let api = try await ApiRequest.make(request, context, access: access, services: services)
+                return JSONResponse.make(try await handler(api))
+            }
+        case .notImplemented(let operation):
+            return { request, context in
+                _ = try await ApiRequest.make(request, context, access: access, services: services)
+                throw AuthError.notImplemented(operation)
+            }
+        case .page(let handler):
+            return { request, context in
+                try await handler(PageRequest(request: request, parameters: context.parameters, services: services))
+            }
+        case .inspectorPage(let handler):
+            return { request, context in
+                let page = PageRequest(request: request, parameters: context.parameters, services: services)
+                return try await services.inspector.guarded(request) { try await handler(page) }
+            }
+        case .inspectorAction(let handler):
+            return { request, context in
+                let page = PageRequest(request: request, parameters: context.parameters, services: services)
+                return try await services.inspector.changing(request) { form in try await handler(page, form) }
+            }
+        }
+    }
+}
