@@ -21,6 +21,12 @@ enum Bind {
 struct PostgresSession {
     let connection: PostgresConnection
     let logger: Logger
+    /// Set for the body of a `sessionWrite`: a statement that is not a `SELECT` throws
+    /// `NeedsWriteLock`, and the body runs again as a `write`.
+    var readsOnly = false
+
+    /// Thrown by a change inside a `sessionWrite` body.
+    struct NeedsWriteLock: Error {}
 
     /// How long one query may take. A connection that does not answer in time (a server gone
     /// mid-query) is closed, so that neither this thread nor the pool waits on it for ever.
@@ -52,7 +58,8 @@ struct PostgresSession {
     }
 
     private func result(_ sql: String, _ binds: [Bind]) throws -> PostgresQueryResult {
-        try wait(for: connection.query(Self.query(sql, binds), logger: logger))
+        if readsOnly, !sql.hasPrefix("SELECT ") { throw NeedsWriteLock() }
+        return try wait(for: connection.query(Self.query(sql, binds), logger: logger))
     }
 
     private func wait(for future: EventLoopFuture<PostgresQueryResult>) throws -> PostgresQueryResult {

@@ -57,7 +57,9 @@ public final class PostgresStore: AuthStore {
             do {
                 let value = try body(PostgresTransaction(session: session))
                 try begin.check()
-                try session.commit()
+                // A snapshot that only read has nothing to flush: its end is not waited for (the
+                // connection runs it before the next lease's statements).
+                _ = session.send("COMMIT")
                 return value
             } catch {
                 session.rollback()
@@ -88,6 +90,37 @@ public final class PostgresStore: AuthStore {
                 session.rollback()
                 throw error
             }
+        }
+    }
+
+    /// Reads from one snapshot without the write lock, then stores the session times in their own
+    /// statement (no other writer waits for a sign-in). A body that changes anything else runs
+    /// again as a `write`.
+    public func sessionWrite<T: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) throws -> T)
+        async throws -> T
+    {
+        do {
+            return try await session { session in
+                let begin = session.send("BEGIN ISOLATION LEVEL REPEATABLE READ")
+                var reading = session
+                reading.readsOnly = true
+                let transaction = PostgresTransaction(session: reading)
+                do {
+                    let value = try body(transaction)
+                    try begin.check()
+                    // Only reads so far: the snapshot's end is not waited for.
+                    _ = session.send("COMMIT")
+                    for binds in transaction.deferredSessionTimes ?? [] {
+                        try session.execute(PostgresTransaction.saveSessionTimesSQL, binds)
+                    }
+                    return value
+                } catch {
+                    session.rollback()
+                    throw error
+                }
+            }
+        } catch is PostgresSession.NeedsWriteLock {
+            return try await write(body)
         }
     }
 

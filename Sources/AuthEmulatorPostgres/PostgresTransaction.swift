@@ -7,8 +7,13 @@ import PostgresNIO
 final class PostgresTransaction: StoreTransaction {
     let session: PostgresSession
     private(set) var changes: Set<StoreChange> = []
+    /// In a `sessionWrite`, the session times to store after the body's snapshot (nil: stored at once).
+    private(set) var deferredSessionTimes: [[Bind]]?
 
-    init(session: PostgresSession) { self.session = session }
+    init(session: PostgresSession) {
+        self.session = session
+        if session.readsOnly { deferredSessionTimes = [] }
+    }
 
     func changed(_ change: StoreChange) { changes.insert(change) }
 
@@ -169,12 +174,18 @@ final class PostgresTransaction: StoreTransaction {
         }
     }
 
+    static let saveSessionTimesSQL = """
+        UPDATE users SET last_login_at = $4, last_refresh_at = $5
+        WHERE project_id = $1 AND tenant_id = $2 AND local_id = $3
+        """
+
     func saveSessionTimes(_ scope: Scope, _ user: UserRecord) throws {
-        try session.execute(
-            """
-            UPDATE users SET last_login_at = $4, last_refresh_at = $5
-            WHERE project_id = $1 AND tenant_id = $2 AND local_id = $3
-            """, scoped(scope) + [.text(user.localId), .text(user.lastLoginAt), .text(user.lastRefreshAt)])
+        let binds = scoped(scope) + [.text(user.localId), .text(user.lastLoginAt), .text(user.lastRefreshAt)]
+        if deferredSessionTimes != nil {
+            deferredSessionTimes?.append(binds)
+        } else {
+            try session.execute(Self.saveSessionTimesSQL, binds)
+        }
     }
 
     func deleteUser(_ scope: Scope, localId: String) throws -> Bool {

@@ -29,7 +29,7 @@ func runStoreConformance(_ backend: StoreBackend) async throws {
         ("clock offset", StoreChecks.clockOffset), ("SMS outbox", StoreChecks.smsOutbox),
         ("proofs and TOTP sessions", StoreChecks.proofsAndTotpSessions),
         ("app verification", StoreChecks.appVerification), ("signing keys", StoreChecks.signingKeys),
-        ("counts and passkeys", StoreChecks.countsAndPasskeys),
+        ("counts and passkeys", StoreChecks.countsAndPasskeys), ("session writes", StoreChecks.sessionWrites),
     ]
     for (name, check) in checks {
         try await check(try await backend.make().store, Comment(rawValue: "\(backend.name): \(name)"))

@@ -104,7 +104,7 @@ extension Emulator {
         guard let credentialId = response["id"]?.stringValue, !credentialId.isEmpty else {
             throw AuthError("INVALID_CREDENTIAL_ID")
         }
-        let user: UserRecord = try await store.write { tx in
+        let user: UserRecord = try await store.sessionWrite { tx in
             try self.enabledSettings(tx, scope)
             guard var user = try tx.user(scope, passkeyCredentialId: credentialId) else {
                 throw AuthError("PASSKEY_CREDENTIAL_NOT_FOUND")

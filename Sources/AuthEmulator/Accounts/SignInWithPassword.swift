@@ -19,7 +19,7 @@ extension Emulator {
         }
         let scope = caller.scope
         let (user, settings, sessionClaims): (UserRecord, ScopeSettings, [String: JSONValue]) =
-            try await writeWithBlockingFunctions(scope) { tx, hooks, random in
+            try await writeWithBlockingFunctions(scope, sessionOnly: true) { tx, hooks, random in
                 let settings = try self.enabledSettings(tx, scope)
                 if !settings.passwordSignUpEnabled { throw AuthError.passwordLoginDisabled }
                 try Emulator.verifyPasswordRecaptcha(

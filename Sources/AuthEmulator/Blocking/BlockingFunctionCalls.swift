@@ -5,15 +5,22 @@ extension Emulator {
     /// function without its answer rolls back, the function is called outside the transaction,
     /// and the flow runs again with the answer (its random draws repeated), so nothing is written
     /// until every function has answered and all checks pass against the current state.
+    /// `sessionOnly`: the flow usually changes only session times (a plain sign-in), so the store
+    /// may run it as a `sessionWrite`.
     func writeWithBlockingFunctions<T: Sendable>(
-        _ scope: Scope, _ body: @escaping @Sendable (any StoreTransaction, BlockingHooks, any RandomSource) throws -> T
+        _ scope: Scope, sessionOnly: Bool = false,
+        _ body: @escaping @Sendable (any StoreTransaction, BlockingHooks, any RandomSource) throws -> T
     ) async throws -> T {
+        let store = self.store
+        func write(_ body: @escaping @Sendable (any StoreTransaction) throws -> T) async throws -> T {
+            sessionOnly ? try await store.sessionWrite(body) : try await store.write(body)
+        }
         // The common case, a scope known to have no functions, runs once and draws as usual; if
         // functions were configured meanwhile, it starts over below.
         if let cached = settingsCache.lookup(scope).0, cached.blockingFunctions.triggers.isEmpty {
             let random = self.random
             do {
-                return try await store.write { tx in try body(tx, BlockingHooks(), random) }
+                return try await write { tx in try body(tx, BlockingHooks(), random) }
             } catch is BlockingFunctionCall {}
         }
         let random = ReplayingRandomSource(self.random)
@@ -21,7 +28,7 @@ extension Emulator {
         while true {
             let attempt = hooks
             do {
-                return try await store.write { tx in
+                return try await write { tx in
                     random.rewind()
                     return try body(tx, attempt, random)
                 }

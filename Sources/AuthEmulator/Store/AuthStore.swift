@@ -105,7 +105,11 @@ public enum StoreChange: String, Sendable, CaseIterable {
 ///   back; a return means it is committed. Two concurrent `write`s behave as if one ran entirely
 ///   before the other (serializable), also from different processes: neither sees a part of the
 ///   other, and each sees everything committed before it began. `read` sees one consistent
-///   snapshot of committed data. Bodies must have no effects outside the transaction.
+///   snapshot of committed data. Bodies must have no effects outside the transaction: a store may
+///   run a body again (`sessionWrite`, blocking functions).
+/// - **Session times.** A `sessionWrite` whose body only read and called `saveSessionTimes` may
+///   store those two times after its snapshot, outside any lock: a full `save` by a concurrent
+///   `write` may then carry the older times. Nothing is decided on them (they are shown only).
 /// - **Acknowledged means durable.** When `write` returns, the transaction is committed to stable
 ///   storage (SQLite: WAL with `synchronous = NORMAL` on a committed frame; PostgreSQL: the server's
 ///   commit with `synchronous_commit` on): a response sent after it survives `kill -9` of the daemon.
@@ -123,6 +127,11 @@ public enum StoreChange: String, Sendable, CaseIterable {
 public protocol AuthStore: Sendable {
     func read<T: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) throws -> T) async throws -> T
     func write<T: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) throws -> T) async throws -> T
+    /// A `write` whose body usually changes nothing but session times (`saveSessionTimes`): a
+    /// plain sign-in or a token refresh. A store may run it without taking its write lock: the
+    /// reads from one snapshot, then the times stored on their own, durably, before it returns.
+    /// Should the body make any other change, it is run again as a `write`.
+    func sessionWrite<T: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) throws -> T) async throws -> T
     /// True when the store is open and answers a trivial query.
     func isReady() async -> Bool
     /// Calls `handler` for each change committed by any process sharing this database. A store
@@ -132,6 +141,13 @@ public protocol AuthStore: Sendable {
 
 extension AuthStore {
     public func observeChanges(_ handler: @escaping @Sendable (StoreChange) -> Void) {}
+
+    /// A store with one writer and cheap writes (SQLite) runs it as any other `write`.
+    public func sessionWrite<T: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) throws -> T)
+        async throws -> T
+    {
+        try await write(body)
+    }
 }
 
 /// Why a store was refused at start-up (a file or schema that is not authemu's, or is newer).

@@ -15,7 +15,7 @@ extension Emulator {
         guard let token = request.refreshToken, !token.isEmpty else { throw AuthError.missingRefreshToken }
         let refresh = try RefreshToken.decode(token)
         let scope = refresh.scope
-        let user: UserRecord = try await store.write { tx in
+        let user: UserRecord = try await store.sessionWrite { tx in
             guard var user = try tx.user(scope, localId: refresh.localId) else { throw AuthError.invalidRefreshToken }
             if user.isDisabled { throw AuthError.userDisabled }
             if let validSince = user.validSinceSeconds, let issued = refresh.issuedAt, issued < validSince {

@@ -1,0 +1,84 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import AuthEmulator
+
+extension StoreChecks {
+    /// `sessionWrite`: session times are stored and nothing else changes; a failed body stores
+    /// nothing; a body that also changes something else is applied whole (run again as a `write`
+    /// where the store needs to); many of them beside ordinary writes all land.
+    static func sessionWrites(_ store: any AuthStore, _ label: Comment) async throws {
+        let scope = Scope(projectId: "p")
+        try await store.write { tx in
+            var user = UserRecord(localId: "s")
+            user.email = "s@example.com"
+            user.displayName = "Session"
+            try tx.save(scope, user)
+        }
+        let read = try await store.sessionWrite { tx in
+            var user = try #require(try tx.users(scope, email: "s@example.com").first)
+            user.lastLoginAt = "1700000000001"
+            user.lastRefreshAt = "2023-11-14T22:13:20.001Z"
+            try tx.saveSessionTimes(scope, user)
+            return user.displayName
+        }
+        #expect(read == "Session", label)
+        var stored = try await store.read { tx in try tx.user(scope, localId: "s") }
+        #expect(stored?.lastLoginAt == "1700000000001" && stored?.displayName == "Session", label)
+
+        await #expect(throws: AuthError.userDisabled, label) {
+            try await store.sessionWrite { tx in
+                var user = try #require(try tx.user(scope, localId: "s"))
+                user.lastLoginAt = "1700000000002"
+                try tx.saveSessionTimes(scope, user)
+                throw AuthError.userDisabled
+            }
+        }
+        stored = try await store.read { tx in try tx.user(scope, localId: "s") }
+        #expect(stored?.lastLoginAt == "1700000000001", label)
+
+        let runs = Atomic<Int>(0)
+        let renamed = try await store.sessionWrite { tx in
+            runs.add(1, ordering: .relaxed)
+            var user = try #require(try tx.user(scope, localId: "s"))
+            user.lastLoginAt = "1700000000003"
+            try tx.saveSessionTimes(scope, user)
+            user.displayName = "Renamed"
+            try tx.save(scope, user)
+            try tx.saveProjectConfig(projectId: "p", .object(["renamed": true]))
+            return user.displayName
+        }
+        #expect(renamed == "Renamed" && (1...2).contains(runs.load(ordering: .relaxed)), label)
+        let after = try await store.read { tx in
+            (try tx.user(scope, localId: "s"), try tx.projectConfig(projectId: "p"))
+        }
+        #expect(after.0?.displayName == "Renamed" && after.0?.lastLoginAt == "1700000000003", label)
+        #expect(after.1 == .object(["renamed": true]), label)
+        try await concurrentSessionWrites(store, scope, label)
+    }
+
+    /// 40 stamps and 40 new users at once: every one acknowledged is stored.
+    private static func concurrentSessionWrites(_ store: any AuthStore, _ scope: Scope, _ label: Comment)
+        async throws
+    {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<40 {
+                group.addTask {
+                    try await store.sessionWrite { tx in
+                        var user = try #require(try tx.user(scope, localId: "s"))
+                        user.lastRefreshAt = "2023-11-14T22:13:20.\(100 + index)Z"
+                        try tx.saveSessionTimes(scope, user)
+                    }
+                }
+                group.addTask { try await store.write { tx in try tx.save(scope, UserRecord(localId: "c\(index)")) } }
+            }
+            try await group.waitForAll()
+        }
+        let final = try await store.read { tx in
+            (try tx.user(scope, localId: "s"), try (0..<40).filter { try tx.user(scope, localId: "c\($0)") != nil })
+        }
+        #expect(final.0?.lastRefreshAt?.hasPrefix("2023-11-14T22:13:20.1") == true, label)
+        #expect(final.0?.displayName == "Renamed" && final.1.count == 40, label)
+    }
+}
