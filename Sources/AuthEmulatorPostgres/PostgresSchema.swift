@@ -6,8 +6,20 @@ import Foundation
 /// SQLite, so listings page in the same order on both stores.
 enum PostgresSchema {
     static let migrations: [(identifier: String, sql: String)] = [
-        ("pg1-initial", initial)
+        ("pg1-initial", initial),
+        ("pg2-email-lookups-in-uid-order", emailLookupsInUidOrder),
     ]
+
+    /// Email lookups answer in localId order: with the order in the index, the planner never
+    /// walks every user of a scope through the primary key instead (it did on a table grown
+    /// since its last ANALYZE: 1.8 ms a sign-in at 5,000 users).
+    private static let emailLookupsInUidOrder = """
+        CREATE INDEX users_email_uid ON users (project_id, tenant_id, email, local_id) WHERE email IS NOT NULL;
+        DROP INDEX users_email;
+        CREATE INDEX federated_ids_email_uid ON federated_ids (project_id, tenant_id, email, local_id)
+            WHERE email IS NOT NULL;
+        DROP INDEX federated_ids_email
+        """
 
     private static let initial = """
         CREATE TABLE users (

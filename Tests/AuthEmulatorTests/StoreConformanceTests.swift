@@ -117,6 +117,34 @@ struct StoreConformanceTests {
     }
 
     @Test(
+        "PostgreSQL finds a user by email through its index on a table grown since its last ANALYZE",
+        .enabled(if: postgresURL != nil, "AUTHEMU_TEST_POSTGRES_URL is not set (scripts/test sets it)"))
+    func postgresEmailLookupUsesIndex() async throws {
+        let schema = "grown_\(UInt32.random(in: 0...UInt32.max))"
+        let store = try await Self.postgres(schema: schema)
+        let scope = Scope(projectId: "p")
+        try await store.write { tx in
+            for index in 0..<2_000 {
+                var user = UserRecord(localId: String(format: "u%05d", index))
+                user.email = "user\(index)@example.com"
+                try tx.save(scope, user)
+            }
+        }
+        let plan = try await store.session { session in
+            try session.value(
+                String.self,
+                """
+                EXPLAIN (FORMAT JSON) SELECT local_id FROM \(schema).users
+                WHERE project_id = 'p' AND tenant_id = '' AND email = 'user1999@example.com' ORDER BY local_id
+                """)
+        }
+        #expect(plan?.contains(#""Index Name": "users_email_uid""#) == true, "\(plan ?? "")")
+        let found = try await store.read { tx in try tx.users(scope, email: "USER1999@example.com").map(\.localId) }
+        #expect(found == ["u01999"])
+        await store.close()
+    }
+
+    @Test(
         "a PostgreSQL schema from a newer authemu is refused and not modified; URLs are checked and masked",
         .enabled(if: postgresURL != nil, "AUTHEMU_TEST_POSTGRES_URL is not set (scripts/test sets it)"))
     func postgresNewerSchemaRefused() async throws {
