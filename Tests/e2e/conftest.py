@@ -103,6 +103,13 @@ class Api:
                                     json=body, params=params, headers={"Authorization": "Bearer owner"})
 
 
+def ok(response):
+    """A setup call's answer, which must be a success: a refused setup fails the test there."""
+    request = response.request
+    assert 200 <= response.status_code < 300, f"{request.method} {request.url}: {response.status_code} {response.text}"
+    return response
+
+
 def error_message(response):
     return response.json()["error"]["message"]
 

@@ -4,7 +4,7 @@ import json
 import pytest
 import requests
 
-from conftest import PROJECT, error_message
+from conftest import PROJECT, error_message, ok
 
 EMULATOR = f"/emulator/v1/projects/{PROJECT}"
 
@@ -19,9 +19,9 @@ def enforce(api):
             params={"updateMask": "emulatorSettings.appVerification,recaptchaConfig"})
         assert response.status_code == 200, response.text
     yield configure
-    api.admin("PATCH", f"v2/projects/{PROJECT}/config", {"emulatorSettings": {"appVerification": "off"},
-                                                          "recaptchaConfig": {}},
-              params={"updateMask": "emulatorSettings.appVerification,recaptchaConfig"})
+    ok(api.admin("PATCH", f"v2/projects/{PROJECT}/config", {"emulatorSettings": {"appVerification": "off"},
+                                                             "recaptchaConfig": {}},
+                 params={"updateMask": "emulatorSettings.appVerification,recaptchaConfig"}))
 
 
 def mint(api, kind, valid=True):
@@ -34,7 +34,7 @@ def last_path(api):
 
 def test_ios_apns_push_path(api, enforce, tmp_path):
     enforce()
-    requests.delete(f"{api.base}{EMULATOR}/apnsPushes")
+    ok(requests.delete(f"{api.base}{EMULATOR}/apnsPushes"))
     verified = api.v3("verifyClient", {"appToken": "c0ffee", "isSandbox": True})
     assert verified.status_code == 200, verified.text
     assert isinstance(verified.json()["suggestedTimeout"], str)
@@ -54,9 +54,9 @@ def test_ios_apns_push_path(api, enforce, tmp_path):
 
 def test_ios_push_never_arrives_then_recaptcha_fallback(api, enforce):
     enforce()
-    requests.post(f"{api.base}{EMULATOR}/appVerification:failNext", json={"fault": "APNS_PUSH", "count": 1})
-    requests.delete(f"{api.base}{EMULATOR}/apnsPushes")
-    api.v3("verifyClient", {"appToken": "lost-device", "isSandbox": True})
+    ok(requests.post(f"{api.base}{EMULATOR}/appVerification:failNext", json={"fault": "APNS_PUSH", "count": 1}))
+    ok(requests.delete(f"{api.base}{EMULATOR}/apnsPushes"))
+    ok(api.v3("verifyClient", {"appToken": "lost-device", "isSandbox": True}))
     assert requests.get(f"{api.base}{EMULATOR}/apnsPushes", params={"wait": 0.3}).json()["apnsPushes"] == []
     token = mint(api, "RECAPTCHA_V2")
     fallback = api.v3("sendVerificationCode", {"phoneNumber": "+15555550181", "recaptchaToken": token,

@@ -3,7 +3,7 @@ import json
 
 import requests
 
-from conftest import PROJECT, error_message
+from conftest import PROJECT, error_message, ok
 
 
 def test_js_email_flow(api):
@@ -65,7 +65,7 @@ def test_email_link_sign_in(api):
 
 
 def test_password_reset_flow(api):
-    api.v1("accounts:signUp", {"email": "reset@example.com", "password": "secret123"})
+    ok(api.v1("accounts:signUp", {"email": "reset@example.com", "password": "secret123"}))
     # Android sends the enum as its proto number (PASSWORD_RESET = 1).
     sent = api.v1("accounts:sendOobCode", {"requestType": 1, "email": "reset@example.com"})
     assert sent.status_code == 200, sent.text

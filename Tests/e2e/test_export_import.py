@@ -3,7 +3,7 @@ import json
 import subprocess
 import time
 
-from conftest import BINARY, PROJECT, Api, Daemon
+from conftest import BINARY, PROJECT, Api, Daemon, ok
 from test_mfa import totp
 
 
@@ -57,18 +57,18 @@ def test_export_then_import_loses_nothing(tmp_path):
     daemon.start()
     try:
         api = Api(daemon.base)
-        api.admin("PATCH", f"v2/projects/{PROJECT}/config",
-                  {"mfa": {"state": "ENABLED", "providerConfigs": [{"state": "ENABLED",
-                                                                    "totpProviderConfig": {"adjacentIntervals": 2}}]}},
-                  params={"updateMask": "mfa"})
-        api.v1(f"projects/{PROJECT}/accounts", {"localId": "e1", "email": "e1@example.com", "password": "secret123",
-                                                 "emailVerified": True}, admin=True)
-        api.v1(f"projects/{PROJECT}/accounts:update", {"localId": "e1", "mfa": {"enrollments": [
-            {"mfaEnrollmentId": "totp1", "totpInfo": {}}]}}, admin=True)
+        ok(api.admin("PATCH", f"v2/projects/{PROJECT}/config",
+                     {"mfa": {"state": "ENABLED", "providerConfigs": [{"state": "ENABLED",
+                                                                       "totpProviderConfig": {"adjacentIntervals": 2}}]}},
+                     params={"updateMask": "mfa"}))
+        ok(api.v1(f"projects/{PROJECT}/accounts", {"localId": "e1", "email": "e1@example.com", "password": "secret123",
+                                                    "emailVerified": True}, admin=True))
+        ok(api.v1(f"projects/{PROJECT}/accounts:update", {"localId": "e1", "mfa": {"enrollments": [
+               {"mfaEnrollmentId": "totp1", "totpInfo": {}}]}}, admin=True))
         code_before = api.session.get(f"{api.base}/emulator/v1/projects/{PROJECT}/totpCodes",
                                       params={"localId": "e1"}).json()["code"]
         tenant = api.admin("POST", f"v2/projects/{PROJECT}/tenants", {"displayName": "Kept"}).json()["tenantId"]
-        api.v1(f"projects/{PROJECT}/tenants/{tenant}/accounts", {"localId": "te1"}, admin=True)
+        ok(api.v1(f"projects/{PROJECT}/tenants/{tenant}/accounts", {"localId": "te1"}, admin=True))
     finally:
         daemon.stop()
 
@@ -103,12 +103,12 @@ def test_reset_empties_state_and_keeps_config(tmp_path):
     daemon = Daemon(tmp_path, ephemeral=False).start()
     try:
         api = Api(daemon.base)
-        api.admin("PATCH", f"v2/projects/{PROJECT}/config",
-                  {"signIn": {"phoneNumber": {"testPhoneNumbers": {"+15555550177": "123123"}}}},
-                  params={"updateMask": "signIn.phoneNumber.testPhoneNumbers"})
-        api.v1("accounts:signUp", {"email": "r1@example.com", "password": "secret123"})
-        api.v1(f"projects/{PROJECT}/tenants/rt/accounts", {"localId": "rt-user"}, admin=True)
-        api.v1("accounts:sendVerificationCode", {"phoneNumber": "+15555550177"})
+        ok(api.admin("PATCH", f"v2/projects/{PROJECT}/config",
+                     {"signIn": {"phoneNumber": {"testPhoneNumbers": {"+15555550177": "123123"}}}},
+                     params={"updateMask": "signIn.phoneNumber.testPhoneNumbers"}))
+        ok(api.v1("accounts:signUp", {"email": "r1@example.com", "password": "secret123"}))
+        ok(api.v1(f"projects/{PROJECT}/tenants/rt/accounts", {"localId": "rt-user"}, admin=True))
+        ok(api.v1("accounts:sendVerificationCode", {"phoneNumber": "+15555550177"}))
     finally:
         daemon.stop()
     assert "removed 2 account(s)" in run("reset", "--data", str(daemon.data), "--project", PROJECT)

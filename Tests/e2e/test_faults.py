@@ -10,7 +10,7 @@ import time
 import pytest
 import requests
 
-from conftest import BINARY, PROJECT, Api, Daemon
+from conftest import BINARY, PROJECT, Api, Daemon, ok
 
 KILLS = int(os.environ.get("AUTHEMU_FAULT_KILLS", "20"))
 
@@ -186,8 +186,8 @@ def test_damaged_database_refuses_to_start_and_is_not_modified(tmp_path, damage)
     daemon.start()
     api = Api(daemon.base)
     for index in range(200):
-        api.v1("accounts:signUp", {"email": f"d{index}@example.com", "password": "secret123",
-                                   "displayName": "y" * 500})
+        ok(api.v1("accounts:signUp", {"email": f"d{index}@example.com", "password": "secret123",
+                                      "displayName": "y" * 500}))
     daemon.stop()
     data = daemon.data.read_bytes()
     if damage == "truncate":

@@ -7,7 +7,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
 from browser_support import ARTIFACTS
-from conftest import PROJECT, Daemon
+from conftest import PROJECT, Daemon, ok
 from test_mfa import enable_totp, totp, v2, verified_email_user
 
 UI = f"/emulator/ui/projects/{PROJECT}"
@@ -102,7 +102,7 @@ def test_clicking_an_email_verification_link_verifies_the_user(api, daemon, brow
 
 def test_a_hostile_display_name_stays_text(api, daemon, browser):
     hostile = "<img src=x onerror=alert(1)>"
-    api.v1(f"projects/{PROJECT}/accounts", {"email": "evil@example.com", "displayName": hostile}, admin=True)
+    ok(api.v1(f"projects/{PROJECT}/accounts", {"email": "evil@example.com", "displayName": hostile}, admin=True))
     browser.get(f"{daemon.base}{UI}/users?q=evil")
     cell = browser.find_element(By.CSS_SELECTOR, '[data-testid="user-row"] [data-testid="display-name"]')
     assert cell.text == hostile
@@ -147,8 +147,8 @@ def test_test_phone_numbers_edited_in_the_page_work_over_rest(api, daemon, brows
         assert signed_in.status_code == 200, signed_in.text
         shot(browser, "config")
     finally:
-        api.admin("PATCH", f"v2/projects/{PROJECT}/config", {"signIn": {"phoneNumber": {"testPhoneNumbers": {}}}},
-                  params={"updateMask": "signIn.phoneNumber.testPhoneNumbers"})
+        ok(api.admin("PATCH", f"v2/projects/{PROJECT}/config", {"signIn": {"phoneNumber": {"testPhoneNumbers": {}}}},
+                     params={"updateMask": "signIn.phoneNumber.testPhoneNumbers"}))
 
 
 def test_a_totp_factor_added_in_the_page_scans_to_its_uri(api, daemon, browser, tmp_path):

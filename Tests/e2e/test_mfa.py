@@ -8,7 +8,7 @@ import time
 
 import requests
 
-from conftest import PROJECT, error_message
+from conftest import PROJECT, error_message, ok
 
 
 def totp(secret, at=None, step=30, digits=6):
@@ -246,7 +246,7 @@ def test_admin_multi_factor_fields_as_the_node_sdk_sends_them(api):
     assert factors[2]["phoneInfo"] == "+15555550134" and len(factors[2]["mfaEnrollmentId"]) == 28
     # The emulator holds the secret of an admin-created TOTP factor, so a test can sign in with it.
     enable_totp(api)
-    api.v1(f"projects/{PROJECT}/accounts:update", {"localId": "mf-admin", "password": "secret123"}, admin=True)
+    ok(api.v1(f"projects/{PROJECT}/accounts:update", {"localId": "mf-admin", "password": "secret123"}, admin=True))
     first = api.v1("accounts:signInWithPassword", {"email": "mf@example.com", "password": "secret123"}).json()
     code = requests.get(f"{api.base}/emulator/v1/projects/{PROJECT}/totpCodes",
                         params={"localId": "mf-admin", "mfaEnrollmentId": "f2"}).json()["code"]

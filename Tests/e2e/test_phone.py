@@ -5,7 +5,7 @@ import time
 
 import requests
 
-from conftest import BINARY, PROJECT, Api, Daemon, error_message
+from conftest import BINARY, PROJECT, Api, Daemon, error_message, ok
 
 PHONE = "+15555550100"
 JS_SEND = {"phoneNumber": PHONE, "clientType": "CLIENT_TYPE_WEB", "captchaResponse": "NO_RECAPTCHA",
@@ -70,7 +70,7 @@ def test_long_poll_waits_for_the_message(api):
     thread = threading.Thread(target=reader)
     thread.start()
     time.sleep(0.3)  # the reader must be parked in the long poll before the SMS is sent
-    api.v1("accounts:sendVerificationCode", {**JS_SEND, "phoneNumber": number})
+    ok(api.v1("accounts:sendVerificationCode", {**JS_SEND, "phoneNumber": number}))
     thread.join(timeout=15)
     assert [m["phoneNumber"] for m in result["messages"]] == [number]
     assert result["elapsed"] < 9
@@ -78,7 +78,7 @@ def test_long_poll_waits_for_the_message(api):
 
 def test_codes_command(daemon, api):
     number = "+15555550104"
-    api.v1("accounts:sendVerificationCode", {**JS_SEND, "phoneNumber": number})
+    ok(api.v1("accounts:sendVerificationCode", {**JS_SEND, "phoneNumber": number}))
     expected = outbox(api, phoneNumber=number)[-1]["code"]
     shell = subprocess.run(
         ["bash", "-c", f'code=$("{BINARY}" codes --url {daemon.base} --project {PROJECT} --phone "{number}" '
