@@ -7,12 +7,15 @@ import json
 import os
 import re
 import urllib.parse
+import uuid
 
 import pytest
 import requests
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from conftest import PROJECT
+from conftest import PROJECT, Daemon
+
+POSTGRES_URL = os.environ.get("AUTHEMU_TEST_POSTGRES_URL")
 
 EXAMPLES = int(os.environ.get("AUTHEMU_FUZZ_EXAMPLES", "150"))
 FIELDS = ["email", "password", "idToken", "refreshToken", "grantType", "phoneNumber", "sessionInfo", "code",
@@ -64,7 +67,7 @@ headers = st.dictionaries(st.sampled_from(["Authorization", "Content-Type", "X-F
                                            "application/x-www-form-urlencoded", "text/plain", "10.0.0.1", "k",
                                            "http://evil.test", "close", ""]), max_size=3)
 
-tried = {"count": 0}
+tried = {"sqlite": 0, "postgres": 0}
 METHODS = {"get", "post", "put", "patch", "delete"}
 
 
@@ -82,14 +85,24 @@ def routes(daemon):
     return found
 
 
-@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
-@given(data=st.data(), body=bodies, query=queries, header=headers)
-def test_no_route_answers_5xx(daemon, routes, data, body, query, header):
-    method, path = data.draw(st.sampled_from(routes), label="route")
+@pytest.fixture(scope="session")
+def postgres_daemon(tmp_path_factory):
+    """A daemon on the PostgreSQL server scripts/test starts, on a schema of its own."""
+    if not POSTGRES_URL:
+        pytest.skip("AUTHEMU_TEST_POSTGRES_URL is not set (scripts/test sets it)")
+    schema = f"fuzz_{uuid.uuid4().hex[:12]}"
+    daemon = Daemon(tmp_path_factory.mktemp("fuzz-postgres"),
+                    store=f"{POSTGRES_URL}{'&' if '?' in POSTGRES_URL else '?'}schema={schema}").start()
+    yield daemon
+    daemon.stop()
+
+
+def fuzz_once(daemon, store, route, body, query, header):
+    method, path = route
     query = {**query, "wait": "0"} if "wait" in query else query
     response = requests.request(method, daemon.base + path, params=query, data=body.encode("utf-8", "replace"),
                                 headers=header, timeout=30)
-    tried["count"] += 1
+    tried[store] += 1
     # 501 NOT_IMPLEMENTED is a documented answer (features the emulator leaves out), not a failure.
     deliberate = response.status_code == 501 and "NOT_IMPLEMENTED" in response.text
     assert response.status_code < 500 or deliberate, (method, path, response.status_code, response.text[:300])
@@ -98,8 +111,25 @@ def test_no_route_answers_5xx(daemon, routes, data, body, query, header):
         assert "error" in envelope or "authEmulator" in envelope
 
 
-def test_daemon_still_serves_after_fuzzing(daemon):
-    print(f"\nfuzzed inputs: {tried['count']}")
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data(), body=bodies, query=queries, header=headers)
+def test_no_route_answers_5xx(daemon, routes, data, body, query, header):
+    fuzz_once(daemon, "sqlite", data.draw(st.sampled_from(routes), label="route"), body, query, header)
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data(), body=bodies, query=queries, header=headers)
+def test_no_route_answers_5xx_on_postgres(postgres_daemon, routes, data, body, query, header):
+    """The same inputs on the PostgreSQL store, whose text cannot hold what SQLite's can (NUL)."""
+    fuzz_once(postgres_daemon, "postgres", data.draw(st.sampled_from(routes), label="route"), body, query, header)
+
+
+@pytest.mark.parametrize("store", ["sqlite", "postgres"])
+def test_daemon_still_serves_after_fuzzing(request, store):
+    if store == "postgres" and not POSTGRES_URL:
+        pytest.skip("AUTHEMU_TEST_POSTGRES_URL is not set (scripts/test sets it)")
+    daemon = request.getfixturevalue("daemon" if store == "sqlite" else "postgres_daemon")
+    print(f"\nfuzzed inputs on {store}: {tried[store]}")
     # A fuzz run that tried nothing (deselected, or every example rejected) proves nothing.
-    assert tried["count"] >= EXAMPLES // 2, f"the fuzz test ran {tried['count']} of {EXAMPLES} cases"
+    assert tried[store] >= EXAMPLES // 2, f"the fuzz test ran {tried[store]} of {EXAMPLES} cases on {store}"
     assert requests.get(f"{daemon.base}/readyz").json() == {"status": "ready"}
