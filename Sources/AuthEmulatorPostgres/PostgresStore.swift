@@ -38,6 +38,7 @@ public final class PostgresStore: AuthStore {
         threads = NIOThreadPool(numberOfThreads: url.poolSize)
         threads.start()
         do {
+            try await Self.connectOnce(url, logger: logger)
             try await session { try PostgresSchema.migrate($0, schema: url.schema) }
         } catch let error as StoreOpenError {
             await close()
@@ -47,6 +48,15 @@ public final class PostgresStore: AuthStore {
             throw StoreOpenError("cannot open the PostgreSQL store \(url.masked): \(Self.describe(error))")
         }
         listener.withLockedValue { $0 = listen() }
+    }
+
+    /// One connection outside the pool, closed at once: its failure names the reason (the pool's
+    /// would only say that no connection came within the deadline).
+    private static func connectOnce(_ url: PostgresStoreURL, logger: Logger) async throws {
+        let connection = try await PostgresConnection.connect(
+            on: MultiThreadedEventLoopGroup.singleton.any(), configuration: try url.singleConnection(), id: 0,
+            logger: logger)
+        try await connection.close()
     }
 
     public func read<T: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) throws -> T) async throws -> T {

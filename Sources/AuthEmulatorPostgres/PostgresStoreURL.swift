@@ -3,7 +3,7 @@ import Foundation
 import NIOSSL
 import PostgresNIO
 
-/// `postgres://user:password@host:port/database?schema=NAME&sslmode=disable|prefer|require|verify-full&pool=N`,
+/// `postgres://user:password@host:port/database?schema=NAME&sslmode=MODE&sslrootcert=FILE&pool=N`,
 /// or a Unix socket: `postgres://user@/database?host=/run/postgresql`. The password is never shown:
 /// `masked` replaces it with `***`.
 public struct PostgresStoreURL: Sendable, CustomStringConvertible {
@@ -13,6 +13,8 @@ public struct PostgresStoreURL: Sendable, CustomStringConvertible {
     /// At most this many connections (default 16).
     public let poolSize: Int
     public let masked: String
+    /// The TLS settings of `configuration`, kept for the one-off start-up connection.
+    let tls: TLSMode
 
     public var description: String { masked }
 
@@ -22,8 +24,10 @@ public struct PostgresStoreURL: Sendable, CustomStringConvertible {
         else { throw StoreOpenError("store URL must be postgres://user:password@host:port/database") }
         let query = Dictionary(
             (components.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { $1 })
-        if let unknown = query.keys.sorted().first(where: { !["schema", "sslmode", "pool", "host"].contains($0) }) {
-            throw StoreOpenError("store URL: unknown parameter \(unknown) (known: schema, sslmode, pool, host)")
+        let known = ["schema", "sslmode", "sslrootcert", "pool", "host"]
+        if let unknown = query.keys.sorted().first(where: { !known.contains($0) }) {
+            throw StoreOpenError(
+                "store URL: unknown parameter \(unknown) (known: \(known.joined(separator: ", ")))")
         }
         let user = components.percentEncodedUser.flatMap { $0.removingPercentEncoding } ?? "postgres"
         let password = components.percentEncodedPassword.flatMap { $0.removingPercentEncoding }
@@ -34,6 +38,7 @@ public struct PostgresStoreURL: Sendable, CustomStringConvertible {
         }
         poolSize = try Self.pool(query["pool"])
         var configuration: PostgresClient.Configuration
+        tls = try Self.tls(query["sslmode"], rootCertificates: query["sslrootcert"])
         if let socketDirectory = query["host"], socketDirectory.hasPrefix("/") {
             let port = components.port ?? 5432
             configuration = .init(
@@ -45,7 +50,7 @@ public struct PostgresStoreURL: Sendable, CustomStringConvertible {
             }
             configuration = .init(
                 host: host, port: components.port ?? 5432, username: user, password: password,
-                database: database.isEmpty ? nil : database, tls: try Self.tls(query["sslmode"]))
+                database: database.isEmpty ? nil : database, tls: tls.forPool)
         }
         configuration.options.maximumConnections = poolSize + 1
         configuration.options.connectTimeout = .seconds(3)
@@ -63,6 +68,25 @@ public struct PostgresStoreURL: Sendable, CustomStringConvertible {
         return text.allSatisfy { $0 == "_" || ("a"..."z").contains($0) || ("0"..."9").contains($0) }
     }
 
+    /// The same server, user and TLS for one connection outside the pool: the pool retries a
+    /// failed connection until the request's deadline and keeps the reason, so start-up connects
+    /// once on its own to name it (a refused certificate, a wrong password, no such database).
+    func singleConnection() throws -> PostgresConnection.Configuration {
+        var single: PostgresConnection.Configuration
+        if let path = configuration.unixSocketPath {
+            single = .init(
+                unixSocketPath: path, username: configuration.username, password: configuration.password,
+                database: configuration.database)
+        } else {
+            single = .init(
+                host: configuration.host ?? "", port: configuration.port ?? 5432, username: configuration.username,
+                password: configuration.password, database: configuration.database, tls: try tls.forConnection())
+        }
+        single.options.connectTimeout = .seconds(3)
+        single.options.additionalStartupParameters = configuration.options.additionalStartupParameters
+        return single
+    }
+
     private static func pool(_ text: String?) throws -> Int {
         guard let text else { return 16 }
         guard let size = Int(text), (1...256).contains(size) else {
@@ -71,19 +95,56 @@ public struct PostgresStoreURL: Sendable, CustomStringConvertible {
         return size
     }
 
-    /// As libpq: `prefer` and `require` encrypt without checking the certificate; `verify-full`
-    /// checks it and the host name against the system's trusted CAs.
-    private static func tls(_ mode: String?) throws -> PostgresClient.Configuration.TLS {
+    /// As libpq: `prefer` and `require` encrypt without checking the certificate; `verify-ca`
+    /// checks that it is signed by a trusted CA, `verify-full` also that it names the host. The
+    /// trusted CAs are the system's, or those of `sslrootcert` (with which `require` checks the
+    /// CA too, as libpq does).
+    private static func tls(_ mode: String?, rootCertificates: String?) throws -> TLSMode {
+        var checked = TLSConfiguration.makeClientConfiguration()
+        if let rootCertificates {
+            guard FileManager.default.isReadableFile(atPath: rootCertificates) else {
+                throw StoreOpenError("store URL: sslrootcert \(rootCertificates) is not a readable file")
+            }
+            checked.trustRoots = .file(rootCertificates)
+        }
+        var caOnly = checked
+        caOnly.certificateVerification = .noHostnameVerification
         var unverified = TLSConfiguration.makeClientConfiguration()
         unverified.certificateVerification = .none
         switch mode ?? "prefer" {
-        case "disable": return .disable
-        case "prefer": return .prefer(unverified)
-        case "require": return .require(unverified)
-        case "verify-full": return .require(.makeClientConfiguration())
+        case "disable" where rootCertificates == nil: return .disable
+        case "prefer" where rootCertificates == nil: return .prefer(unverified)
+        case "disable", "prefer":
+            throw StoreOpenError("store URL: sslrootcert needs sslmode=require, verify-ca or verify-full")
+        case "require": return .require(rootCertificates == nil ? unverified : caOnly)
+        case "verify-ca": return .require(caOnly)
+        case "verify-full": return .require(checked)
         default:
             throw StoreOpenError(
-                "store URL: sslmode must be disable, prefer, require or verify-full, got \(mode ?? "")")
+                "store URL: sslmode must be disable, prefer, require, verify-ca or verify-full, got \(mode ?? "")")
+        }
+    }
+}
+
+/// What `sslmode` asks of TLS, for the pool and for a single connection.
+enum TLSMode: Sendable {
+    case disable
+    case prefer(TLSConfiguration)
+    case require(TLSConfiguration)
+
+    var forPool: PostgresClient.Configuration.TLS {
+        switch self {
+        case .disable: .disable
+        case .prefer(let configuration): .prefer(configuration)
+        case .require(let configuration): .require(configuration)
+        }
+    }
+
+    func forConnection() throws -> PostgresConnection.Configuration.TLS {
+        switch self {
+        case .disable: .disable
+        case .prefer(let configuration): .prefer(try NIOSSLContext(configuration: configuration))
+        case .require(let configuration): .require(try NIOSSLContext(configuration: configuration))
         }
     }
 }

@@ -173,6 +173,12 @@ struct StoreConformanceTests {
         #expect(url.schema == "ci_a" && url.poolSize == 8)
         #expect(throws: StoreOpenError.self) { try PostgresStoreURL("postgres://h/db?schema=Bad-Name") }
         #expect(throws: StoreOpenError.self) { try PostgresStoreURL("postgres://h/db?sslmode=sometimes") }
+        #expect(throws: StoreOpenError.self) {
+            try PostgresStoreURL("postgres://h/db?sslmode=verify-ca&sslrootcert=/nope")
+        }
+        #expect(throws: StoreOpenError.self) { try PostgresStoreURL("postgres://h/db?sslrootcert=/etc/passwd") }
+        #expect(throws: StoreOpenError.self) { try PostgresStoreURL("postgres://h/db?sslcert=/etc/passwd") }
+        #expect(try PostgresStoreURL("postgres://h/db?sslmode=verify-ca&sslrootcert=/etc/passwd").schema == "authemu")
         #expect(throws: StoreOpenError.self) { try PostgresStoreURL("mysql://h/db") }
     }
 }

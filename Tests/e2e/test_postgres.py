@@ -313,6 +313,12 @@ def test_a_bad_store_url_stops_start_up_naming_the_key(tmp_path):
     assert unreachable.returncode == 2
     assert "cannot open the PostgreSQL store postgres://authemu:***@127.0.0.1:1/db?sslmode=disable" in unreachable.stderr
     assert "hunter2" not in unreachable.stderr
+    # The start-up failure names the server's reason, not only that no connection came in time.
+    wrong = subprocess.run([BINARY, "serve", "--port", "0", "--store", URL.replace("authemu-test-password", "hunter2")],
+                           capture_output=True, text=True, timeout=30)
+    assert wrong.returncode == 2
+    assert 'password authentication failed for user "authemu" (28P01)' in wrong.stderr, wrong.stderr
+    assert "hunter2" not in wrong.stderr
 
 
 def test_text_postgresql_cannot_hold_is_a_400_not_a_500(pair):
@@ -325,3 +331,55 @@ def test_text_postgresql_cannot_hold_is_a_400_not_a_500(pair):
         assert answer.status_code == 400, answer.text
         assert error_message(answer).startswith("INVALID_ARGUMENT : The database cannot store this value: ")
     assert sign_up(b, "after@example.com").status_code == 200
+
+
+def tls_url(schema, **params):
+    """The test server's URL with other TLS parameters (it serves a self-signed certificate for
+    localhost and 127.0.0.1, made by scripts/test-postgres)."""
+    query = "&".join(f"{key}={value}" for key, value in {"schema": schema, **params}.items())
+    return f"{URL.split('?')[0]}?{query}"
+
+
+def encrypted_connections():
+    """How many of the server's connections use TLS (the other tests' and psql's URL disable it)."""
+    answer = subprocess.run(["psql", URL, "-Atc", "SELECT count(*) FROM pg_stat_ssl WHERE ssl"],
+                            capture_output=True, text=True, check=True)
+    return int(answer.stdout)
+
+
+def test_tls_require_encrypts_and_verify_full_checks_the_certificate(tmp_path):
+    certificate = tmp_path / "server.crt"
+    certificate.write_bytes((ROOT / SERVER_DIR / "data" / "server.crt").read_bytes())
+    schema = f"e2e_{uuid.uuid4().hex[:12]}"
+    before = encrypted_connections()
+    (tmp_path / "tls").mkdir()
+    daemon = Daemon(tmp_path / "tls", store=tls_url(schema, sslmode="require")).start()
+    try:
+        assert sign_up(Api(daemon.base), "tls@example.com").status_code == 200
+        assert encrypted_connections() > before
+    finally:
+        daemon.stop()
+
+    # verify-full against the system's CAs: nothing vouches for a self-signed certificate.
+    refused = subprocess.run([BINARY, "serve", "--port", "0", "--store", tls_url(schema, sslmode="verify-full")],
+                             capture_output=True, text=True, timeout=30)
+    assert refused.returncode == 2
+    assert "cannot open the PostgreSQL store" in refused.stderr, refused.stderr
+    assert "CERTIFICATE_VERIFY_FAILED" in refused.stderr, refused.stderr
+
+    # With the certificate as the trusted root, verify-full connects (it names 127.0.0.1), and the
+    # account written over plain TLS is there.
+    (tmp_path / "verified").mkdir()
+    verified = Daemon(tmp_path / "verified",
+                      store=tls_url(schema, sslmode="verify-full", sslrootcert=certificate)).start()
+    try:
+        found = Api(verified.base).v1(f"projects/{PROJECT}/accounts:lookup", {"email": ["tls@example.com"]}, admin=True)
+        assert [user["email"] for user in found.json()["users"]] == ["tls@example.com"]
+    finally:
+        verified.stop()
+
+    missing = subprocess.run([BINARY, "serve", "--port", "0", "--store",
+                              tls_url(schema, sslmode="verify-full", sslrootcert=tmp_path / "nope.crt")],
+                             capture_output=True, text=True, timeout=30)
+    assert missing.returncode == 64  # a bad flag value, as for every other key
+    assert f"store URL: sslrootcert {tmp_path / 'nope.crt'} is not a readable file" in missing.stderr
