@@ -25,12 +25,15 @@ def free_port():
 class Daemon:
     """One authemu process; restartable on the same data file."""
 
-    def __init__(self, tmp_path, ephemeral=True, extra=(), store=None):
+    def __init__(self, tmp_path, ephemeral=True, extra=(), store=None, env=None):
+        """`store` is --store's value; `env` is added to the environment. With `extra` or `env` naming
+        the state (--config, AUTHEMU_STORE), pass ephemeral=None so that no --data/--ephemeral is added."""
         self.port = free_port()
         self.data = tmp_path / "state.sqlite"
         self.ephemeral = ephemeral
         self.store = store
         self.extra = list(extra)
+        self.env = None if env is None else {**os.environ, **env}
         self.proc = None
         self.log = tmp_path / "authemu.log"
 
@@ -42,9 +45,9 @@ class Daemon:
         args = [BINARY, "serve", "--port", str(self.port), "--project", PROJECT] + self.extra
         if self.store:
             args += ["--store", self.store]
-        else:
+        elif self.ephemeral is not None:
             args += ["--ephemeral"] if self.ephemeral else ["--data", str(self.data)]
-        self.proc = subprocess.Popen(args, stdout=open(self.log, "ab"), stderr=subprocess.STDOUT)
+        self.proc = subprocess.Popen(args, stdout=open(self.log, "ab"), stderr=subprocess.STDOUT, env=self.env)
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:

@@ -10,7 +10,7 @@ import uuid
 import pytest
 import requests
 
-from conftest import BINARY, PROJECT, ROOT, Api, Daemon, error_message
+from conftest import BINARY, PROJECT, ROOT, Api, Daemon, error_message, ok
 from test_mfa import totp, v2, verified_email_user
 
 URL = os.environ.get("AUTHEMU_TEST_POSTGRES_URL")
@@ -383,3 +383,34 @@ def test_tls_require_encrypts_and_verify_full_checks_the_certificate(tmp_path):
                              capture_output=True, text=True, timeout=30)
     assert missing.returncode == 64  # a bad flag value, as for every other key
     assert f"store URL: sslrootcert {tmp_path / 'nope.crt'} is not a readable file" in missing.stderr
+
+
+def test_the_store_is_named_by_flag_environment_or_file_alike(tmp_path):
+    """AUTHEMU_STORE and `store:` in the YAML file name the same database as --store; `--store
+    sqlite:PATH` is --data's long form."""
+    schema = f"e2e_{uuid.uuid4().hex[:12]}"
+    for name in ("env", "file", "lite"):
+        (tmp_path / name).mkdir()
+    (tmp_path / "authemu.yaml").write_text(f"store: '{store_url(schema)}'\n")
+    by_env = Daemon(tmp_path / "env", ephemeral=None, env={"AUTHEMU_STORE": store_url(schema)}).start()
+    by_file = Daemon(tmp_path / "file", ephemeral=None, extra=["--config", str(tmp_path / "authemu.yaml")]).start()
+    lite_path = tmp_path / "lite" / "long-form.sqlite"
+    by_long_form = Daemon(tmp_path / "lite", store=f"sqlite:{lite_path}").start()
+    try:
+        created = ok(sign_up(Api(by_env.base), "named@example.com")).json()
+        signed_in = Api(by_file.base).v1("accounts:signInWithPassword", {
+            "email": "named@example.com", "password": "secret123", "returnSecureToken": True})
+        assert signed_in.status_code == 200, signed_in.text
+        assert signed_in.json()["localId"] == created["localId"]
+        for daemon in (by_env, by_file):
+            log = daemon.log.read_text()
+            assert "state postgres://authemu:***@" in log and f"(schema {schema})" in log
+            assert "authemu-test-password" not in log
+
+        assert ok(sign_up(Api(by_long_form.base), "lite@example.com")).status_code == 200
+        assert sign_up(Api(by_long_form.base), "named@example.com").status_code == 200  # another store
+        assert f"state {lite_path}" in by_long_form.log.read_text()
+    finally:
+        for daemon in (by_env, by_file, by_long_form):
+            daemon.stop()
+    assert lite_path.stat().st_size > 0
