@@ -80,5 +80,31 @@ extension StoreChecks {
         }
         #expect(final.0?.lastRefreshAt?.hasPrefix("2023-11-14T22:13:20.1") == true, label)
         #expect(final.0?.displayName == "Renamed" && final.1.count == 40, label)
+        try await sessionWritesOfManyUsers(store, scope, label)
+    }
+
+    /// 30 users signing in at once (a store may store their times together): each keeps its own.
+    private static func sessionWritesOfManyUsers(_ store: any AuthStore, _ scope: Scope, _ label: Comment)
+        async throws
+    {
+        try await store.write { tx in for index in 0..<30 { try tx.save(scope, UserRecord(localId: "m\(index)")) } }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<30 {
+                group.addTask {
+                    try await store.sessionWrite { tx in
+                        var user = try #require(try tx.user(scope, localId: "m\(index)"))
+                        user.lastLoginAt = "\(1_700_000_100_000 + index)"
+                        user.lastRefreshAt = "2023-11-14T22:15:00.\(100 + index)Z"
+                        try tx.saveSessionTimes(scope, user)
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let stamped = try await store.read { tx in
+            try (0..<30).map { try tx.user(scope, localId: "m\($0)") }
+        }
+        #expect(stamped.map { $0?.lastLoginAt } == (0..<30).map { "\(1_700_000_100_000 + $0)" }, label)
+        #expect(stamped.map { $0?.lastRefreshAt } == (0..<30).map { "2023-11-14T22:15:00.\(100 + $0)Z" }, label)
     }
 }
