@@ -176,9 +176,10 @@ public final class PostgresStore: AuthStore {
         return try await withCheckedThrowingContinuation { continuation in
             outcome.waiting(continuation)
             let worker = Task { outcome.finish(await Result(catching: work)) }
+            // An event loop's timer, not a sleeping task: on Linux every Task.sleep wakes
+            // libdispatch's timer thread twice (set and cancelled), a cost on every request.
             outcome.timer(
-                Task {
-                    try await Task.sleep(for: limit)
+                MultiThreadedEventLoopGroup.singleton.any().scheduleTask(in: TimeAmount(limit)) {
                     let unavailable = AuthError.storeUnavailable("PostgreSQL did not answer within \(limit)")
                     if outcome.finish(.failure(unavailable)) { worker.cancel() }
                 })
@@ -224,7 +225,7 @@ final class FirstOutcome<T: Sendable>: Sendable {
     private struct State {
         var continuation: CheckedContinuation<T, any Error>?
         var done = false
-        var timer: Task<Void, any Error>?
+        var timer: Scheduled<Void>?
     }
     private let state = NIOLockedValueBox(State())
 
@@ -233,7 +234,7 @@ final class FirstOutcome<T: Sendable>: Sendable {
     }
 
     /// The deadline's task: cancelled at once if the work has already finished.
-    func timer(_ task: Task<Void, any Error>) {
+    func timer(_ task: Scheduled<Void>) {
         let finished = state.withLockedValue { state -> Bool in
             state.timer = task
             return state.done
@@ -245,7 +246,7 @@ final class FirstOutcome<T: Sendable>: Sendable {
     @discardableResult
     func finish(_ result: Result<T, any Error>) -> Bool {
         let (continuation, timer) = state.withLockedValue {
-            state -> (CheckedContinuation<T, any Error>?, Task<Void, any Error>?) in
+            state -> (CheckedContinuation<T, any Error>?, Scheduled<Void>?) in
             guard !state.done else { return (nil, nil) }
             state.done = true
             return (state.continuation, state.timer)
