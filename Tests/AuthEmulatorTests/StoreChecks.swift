@@ -6,6 +6,7 @@ import Testing
 /// The checks of `runStoreConformance`, one per area of the store protocols.
 enum StoreChecks {
     static func users(_ store: any AuthStore, _ label: Comment) async throws {
+        #expect(await store.isReady(), label)
         let scope = Scope(projectId: "p")
         let tenant = Scope(projectId: "p", tenantId: "t")
         try await store.write { tx in
