@@ -71,7 +71,11 @@ class Daemon:
 
 @pytest.fixture(scope="session")
 def daemon(tmp_path_factory):
-    instance = Daemon(tmp_path_factory.mktemp("authemu")).start()
+    # AUTHEMU_E2E_STORE=postgres://… runs the shared daemon on PostgreSQL (a schema of its own).
+    store = os.environ.get("AUTHEMU_E2E_STORE")
+    if store:
+        store += f"{'&' if '?' in store else '?'}schema=e2e_shared_{os.getpid()}_{int(time.time())}"
+    instance = Daemon(tmp_path_factory.mktemp("authemu"), store=store).start()
     yield instance
     instance.stop()
 
@@ -178,3 +182,12 @@ def browser(request, gapi_server):
             print(f"browser artifact: {path}")
     driver.quit()
     gapi_server.handler.unavailable = False
+
+
+def pytest_collection_modifyitems(config, items):
+    """With AUTHEMU_E2E_STORE, only the tests of the shared daemon run again (on PostgreSQL); those
+    that start daemons of their own already ran on SQLite."""
+    if os.environ.get("AUTHEMU_E2E_STORE"):
+        for item in items:
+            if "daemon" not in item.fixturenames:
+                item.add_marker(pytest.mark.skip(reason="starts its own daemons: run once, on SQLite"))
