@@ -5,6 +5,7 @@ import signal
 import subprocess
 import threading
 import time
+import urllib.parse
 import uuid
 
 import pytest
@@ -386,8 +387,8 @@ def test_tls_require_encrypts_and_verify_full_checks_the_certificate(tmp_path):
 
 
 def test_the_store_is_named_by_flag_environment_or_file_alike(tmp_path):
-    """AUTHEMU_STORE and `store:` in the YAML file name the same database as --store; `--store
-    sqlite:PATH` is --data's long form."""
+    """AUTHEMU_STORE, `store:` in the YAML file and a Unix-socket URL name the same database as
+    --store; `--store sqlite:PATH` is --data's long form."""
     schema = f"e2e_{uuid.uuid4().hex[:12]}"
     for name in ("env", "file", "lite"):
         (tmp_path / name).mkdir()
@@ -402,6 +403,17 @@ def test_the_store_is_named_by_flag_environment_or_file_alike(tmp_path):
             "email": "named@example.com", "password": "secret123", "returnSecureToken": True})
         assert signed_in.status_code == 200, signed_in.text
         assert signed_in.json()["localId"] == created["localId"]
+        # The server's Unix socket (in its directory, named for its port) reaches the same schema.
+        port = urllib.parse.urlsplit(URL).port
+        (tmp_path / "socket").mkdir()
+        by_socket = Daemon(tmp_path / "socket", store=f"postgres://authemu:authemu-test-password@:{port}/postgres"
+                           f"?host={SERVER_DIR}&schema={schema}").start()
+        try:
+            found = Api(by_socket.base).v1(f"projects/{PROJECT}/accounts:lookup", {"email": ["named@example.com"]},
+                                           admin=True)
+            assert [user["localId"] for user in found.json()["users"]] == [created["localId"]]
+        finally:
+            by_socket.stop()
         for daemon in (by_env, by_file):
             log = daemon.log.read_text()
             assert "state postgres://authemu:***@" in log and f"(schema {schema})" in log
