@@ -1,5 +1,6 @@
 import AuthEmulator
 import NIOCore
+import NIOSSL
 import PostgresNIO
 
 extension PostgresStore {
@@ -23,6 +24,14 @@ extension PostgresStore {
             return AuthError.storeUnavailable("PostgreSQL: \(describe(error))")
         }
         return error
+    }
+
+    /// A connection that may succeed if tried again: nothing listens yet, or the server is starting
+    /// up or full. Not a refused password, a missing database or an untrusted certificate.
+    static func isTransient(_ error: any Error) -> Bool {
+        if let state = sqlState(error) { return ["57P03", "53300"].contains(state) }
+        guard let psql = error as? PSQLError, psql.code == .connectionError else { return false }
+        return !(psql.underlying is NIOSSLError || psql.underlying is BoringSSLError)
     }
 
     static func sqlState(_ error: any Error) -> String? {

@@ -51,12 +51,27 @@ public final class PostgresStore: AuthStore {
     }
 
     /// One connection outside the pool, closed at once: its failure names the reason (the pool's
-    /// would only say that no connection came within the deadline).
+    /// would only say that no connection came within the deadline). A server that cannot be
+    /// reached yet, or is starting up, is tried again until the deadline (a daemon started with
+    /// its database, or just before it); a refusal (password, database, certificate) is final.
     private static func connectOnce(_ url: PostgresStoreURL, logger: Logger) async throws {
-        let connection = try await PostgresConnection.connect(
-            on: MultiThreadedEventLoopGroup.singleton.any(), configuration: try url.singleConnection(), id: 0,
-            logger: logger)
-        try await connection.close()
+        let giveUp = ContinuousClock.now + deadline
+        var warned = false
+        while true {
+            do {
+                let connection = try await PostgresConnection.connect(
+                    on: MultiThreadedEventLoopGroup.singleton.any(), configuration: try url.singleConnection(),
+                    id: 0, logger: logger)
+                try await connection.close()
+                return
+            } catch where isTransient(error) && ContinuousClock.now < giveUp {
+                if !warned {
+                    logger.warning("PostgreSQL cannot be reached yet (\(describe(error))); trying again for \(deadline)")
+                    warned = true
+                }
+                try await Task.sleep(for: .milliseconds(200))
+            }
+        }
     }
 
     public func read<T: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) throws -> T) async throws -> T {

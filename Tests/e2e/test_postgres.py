@@ -273,6 +273,23 @@ def test_postgres_restarted_under_load(pair):
     assert missing == []
 
 
+def test_a_daemon_started_just_before_its_database_waits_for_it(tmp_path):
+    """Connection refused at start-up is tried again for the 5 s deadline (a systemd unit started
+    with its database must not fail at once, nor hit its start limit)."""
+    subprocess.run([ROOT_SCRIPT, "down", SERVER_DIR], check=True)
+    later = threading.Timer(1.5, lambda: subprocess.run([ROOT_SCRIPT, "up", SERVER_DIR], check=True))
+    later.start()
+    try:
+        daemon = Daemon(tmp_path, store=store_url(f"e2e_{uuid.uuid4().hex[:12]}")).start()
+    finally:
+        later.join()
+    try:
+        assert ok(sign_up(Api(daemon.base), "patient@example.com")).status_code == 200
+        assert "PostgreSQL cannot be reached yet (" in daemon.log.read_text()
+    finally:
+        daemon.stop()
+
+
 def test_moving_from_sqlite_to_postgres_is_an_export_and_an_import(tmp_path):
     lite = Daemon(tmp_path, ephemeral=False).start()
     created = sign_up(Api(lite.base), "moved@example.com").json()
@@ -312,6 +329,7 @@ def test_a_bad_store_url_stops_start_up_naming_the_key(tmp_path):
                                   "postgres://authemu:hunter2@127.0.0.1:1/db?sslmode=disable"],
                                  capture_output=True, text=True, timeout=30)
     assert unreachable.returncode == 2
+    assert "Connection refused" in unreachable.stderr
     assert "cannot open the PostgreSQL store postgres://authemu:***@127.0.0.1:1/db?sslmode=disable" in unreachable.stderr
     assert "hunter2" not in unreachable.stderr
     # The start-up failure names the server's reason, not only that no connection came in time.
