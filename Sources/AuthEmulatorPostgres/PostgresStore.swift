@@ -64,9 +64,11 @@ public final class PostgresStore: AuthStore {
                     id: 0, logger: logger)
                 try await connection.close()
                 return
-            } catch where isTransient(error) && ContinuousClock.now < giveUp {
+            } catch {
+                guard isTransient(error), ContinuousClock.now < giveUp else { throw error }
                 if !warned {
-                    logger.warning("PostgreSQL cannot be reached yet (\(describe(error))); trying again for \(deadline)")
+                    logger.warning(
+                        "PostgreSQL cannot be reached yet (\(describe(error))); trying again for \(deadline)")
                     warned = true
                 }
                 try await Task.sleep(for: .milliseconds(200))
