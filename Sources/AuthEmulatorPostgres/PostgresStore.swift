@@ -19,6 +19,7 @@ public final class PostgresStore: AuthStore {
     private let clientTask: Task<Void, Never>
     private let listener = NIOLockedValueBox<Task<Void, Never>?>(nil)
     private let handlers = NIOLockedValueBox<[@Sendable (StoreChange) -> Void]>([])
+    private let statistics: PlannerStatistics
 
     /// How long a request waits for a connection and its transaction before answering 503.
     static let deadline: Duration = .seconds(5)
@@ -37,6 +38,11 @@ public final class PostgresStore: AuthStore {
         clientTask = Task { await client.run() }
         threads = NIOThreadPool(numberOfThreads: url.poolSize)
         threads.start()
+        statistics = PlannerStatistics(logger: logger) {
+            try await client.withConnection { connection in
+                _ = try await connection.query("ANALYZE users, federated_ids", logger: logger)
+            }
+        }
         do {
             try await Self.connectOnce(url, logger: logger)
             try await session { try PostgresSchema.migrate($0, schema: url.schema) }
@@ -97,7 +103,7 @@ public final class PostgresStore: AuthStore {
 
     public func write<T: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) throws -> T) async throws -> T {
         let channel = self.channel
-        return try await session { session in
+        return try await session { [statistics] session in
             let begin = session.send("BEGIN")
             do {
                 // One writer at a time across every daemon on this schema, as SQLite's single
@@ -112,6 +118,7 @@ public final class PostgresStore: AuthStore {
                 }
                 for notice in notices { try notice.check() }
                 try session.commit()
+                statistics.saved(transaction.savedAccounts)
                 return value
             } catch {
                 session.rollback()

@@ -9,6 +9,8 @@ final class PostgresTransaction: StoreTransaction {
     private(set) var changes: Set<StoreChange> = []
     /// In a `sessionWrite`, the session times to store after the body's snapshot (nil: stored at once).
     private(set) var deferredSessionTimes: [[Bind]]?
+    /// How many accounts this transaction saved (`PlannerStatistics` counts them).
+    private(set) var savedAccounts = 0
 
     init(session: PostgresSession) {
         self.session = session
@@ -146,6 +148,7 @@ final class PostgresTransaction: StoreTransaction {
     /// One statement replaces the user and clears its links (a round trip each costs more than the
     /// work); the links it has now are inserted after.
     func save(_ scope: Scope, _ user: UserRecord) throws {
+        savedAccounts += 1
         try session.execute(
             """
             WITH cleared AS (
