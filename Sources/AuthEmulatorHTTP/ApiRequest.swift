@@ -75,6 +75,7 @@ struct ApiRequest: Sendable {
             }
             projectId = target
         }
+        if projectId != settings.defaultProjectId { try services.emulator.admitProject(projectId) }
         let scope = try Scope.resolve(
             projectId: projectId,
             tenant: TenantSources(

@@ -26,6 +26,8 @@ public struct AppConfig: Sendable {
     public var tokenSigning = TokenSigning.none
     /// PEM file of extra CA certificates trusted for `https://` blocking functions.
     public var functionsCAFile: String?
+    /// What a request for another project gets (`single_project`, firebase.json `singleProjectMode`).
+    public var singleProjectMode = SingleProjectMode.off
 
     public init() {}
 
@@ -69,7 +71,7 @@ public func makeEmulator(
         store: store, clock: clock, random: random,
         options: EmulatorOptions(
             defaultProjectId: config.projectId, publicURL: config.resolvedPublicURL,
-            publicURLIsFixed: config.publicURL != nil),
+            publicURLIsFixed: config.publicURL != nil, singleProjectMode: config.singleProjectMode),
         logger: logger,
         blockingFunctionTransport: try functions ?? BlockingFunctionHTTPClient(caFile: config.functionsCAFile))
     try await emulator.restoreClockOffset()

@@ -124,9 +124,8 @@ struct EmulatorTools: Sendable {
         return String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 
+    /// (Not ISO8601DateFormatter: it traps on a host whose zoneinfo folder lacks GMT.)
     private static func rfc3339(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: date)
+        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
 }

@@ -6,7 +6,8 @@ struct Authemu: AsyncParsableCommand {
         commandName: "authemu",
         abstract: "A local emulator of the Firebase Authentication / Identity Platform backend.",
         subcommands: [
-            Serve.self, Codes.self, TotpCommand.self, ClockCommand.self, Health.self, Export.self, Import.self,
+            Serve.self, Exec.self, Codes.self, TotpCommand.self, ClockCommand.self, Health.self, Export.self,
+            Import.self,
             Reset.self, McpCommand.self,
         ])
 }

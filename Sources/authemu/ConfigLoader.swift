@@ -27,6 +27,7 @@ struct ConfigLayer {
     var shutdownTimeoutSeconds: Int?
     var tokenSigning: TokenSigning?
     var functionsCAFile: String?
+    var singleProject: SingleProjectMode?
     /// Per-project settings (file only), in the v2 Config / Tenant JSON shapes.
     var projects: JSONValue?
 
@@ -34,7 +35,7 @@ struct ConfigLayer {
     static let keys = [
         "host", "port", "project", "data", "ephemeral", "store", "admin_token", "max_body_bytes", "public_url",
         "log_level",
-        "log_format", "shutdown_timeout_seconds", "token_signing", "functions_ca_file",
+        "log_format", "shutdown_timeout_seconds", "token_signing", "functions_ca_file", "single_project",
     ]
 
     mutating func set(_ key: String, _ value: Any, source: String) throws {
@@ -97,6 +98,7 @@ struct ConfigLayer {
             tokenSigning = signing
         case "public_url": publicURL = try string()
         case "functions_ca_file": functionsCAFile = try string()
+        case "single_project": singleProject = try Self.singleProjectMode(value, source: source)
         case "log_level":
             let level = try string().lowercased()
             guard ["trace", "debug", "info", "notice", "warning", "error", "critical"].contains(level) else {
@@ -110,6 +112,15 @@ struct ConfigLayer {
             throw ConfigError(
                 description: "\(source): unknown key '\(key)' (known: \(Self.keys.joined(separator: ", ")))")
         }
+    }
+
+    /// off, warn or error; YAML 1.1 reads a bare `off` as false (and `on` as true).
+    static func singleProjectMode(_ value: Any, source: String) throws -> SingleProjectMode {
+        let text = (value as? Bool).map { $0 ? "warn" : "off" } ?? (value as? String)?.lowercased()
+        guard let text, let mode = SingleProjectMode(rawValue: text) else {
+            throw ConfigError(description: "\(source): key 'single_project' must be one of off, warn, error")
+        }
+        return mode
     }
 
     /// `sqlite:PATH`, or a PostgreSQL URL checked now, so a bad one stops start-up naming the key.
@@ -180,10 +191,10 @@ struct ConfigLayer {
             logLevel: logLevel ?? lower.logLevel, logFormat: logFormat ?? lower.logFormat,
             shutdownTimeoutSeconds: shutdownTimeoutSeconds ?? lower.shutdownTimeoutSeconds,
             tokenSigning: tokenSigning ?? lower.tokenSigning, functionsCAFile: functionsCAFile ?? lower.functionsCAFile,
-            projects: projects ?? lower.projects)
+            singleProject: singleProject ?? lower.singleProject, projects: projects ?? lower.projects)
     }
 
-    private var namesStore: Bool { data != nil || ephemeral != nil || store != nil }
+    var namesStore: Bool { data != nil || ephemeral != nil || store != nil }
 
     func appConfig() -> AppConfig {
         var config = AppConfig()
@@ -203,6 +214,7 @@ struct ConfigLayer {
         config.projects = projects
         if let tokenSigning { config.tokenSigning = tokenSigning }
         config.functionsCAFile = functionsCAFile
+        if let singleProject { config.singleProjectMode = singleProject }
         return config
     }
 }

@@ -5,10 +5,14 @@ import Foundation
 struct Health: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Check (or wait until) the daemon is ready.")
 
-    @Option(help: "Base URL of the daemon.") var url = "http://127.0.0.1:9099"
+    @Option(help: "Base URL of the daemon (default http://127.0.0.1:9099, or the port AUTHEMU_PORT names).")
+    var url: String?
     @Option(help: "Seconds to keep trying before giving up (0 = one try).") var wait: Double = 0
 
     func run() async throws {
+        // The image's HEALTHCHECK runs this without arguments, beside a daemon whose port may be moved.
+        let port = ProcessInfo.processInfo.environment["AUTHEMU_PORT"].flatMap { Int($0) } ?? 9099
+        let url = self.url ?? "http://127.0.0.1:\(port)"
         guard let (host, port) = LoopbackHTTP.endpoint(url) else {
             throw ValidationError("--url must be http://host:port, got \(url)")
         }

@@ -11,68 +11,22 @@ import ServiceLifecycle
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Run the emulator daemon.")
 
-    @Option(help: "Address to listen on (default 127.0.0.1).") var host: String?
-    @Option(help: "Port to listen on (default 9099; 0 picks a free one).") var port: Int?
-    @Option(help: "YAML configuration file (see config/authemu.yaml).") var config: String?
-    @Option(help: "SQLite database file (default ./.authemu/state.sqlite).") var data: String?
-    @Flag(help: "Keep state in memory only; nothing is written to disk.") var ephemeral = false
-    @Option(
-        help: """
-            Where the state lives: sqlite:PATH, or postgres://user:password@host:port/database[?schema=NAME] \
-            to share it between several daemons.
-            """)
-    var store: String?
-    @Option(help: "Default project id that every API key maps to (default demo-project).") var project: String?
-    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel: String?
-    @Option(help: "Log format: auto (journal under systemd, else text), text, json, journal.") var logFormat: String?
-    @Option(help: "Token signing: none (unsigned, as firebase-tools) or rs256 (signed; keys at the JWKS URLs).")
-    var tokenSigning: String?
-    @Option(help: "PEM file of extra CA certificates for https:// blocking functions (self-signed test servers).")
-    var functionsCaFile: String?
-    @Option(name: .customLong("import"), help: "Import a firebase-tools or authemu export directory at start.")
-    var importDirectory: String?
-
-    /// The layers that do not change on reload.
-    func fixedLayers() throws -> (flags: ConfigLayer, environment: ConfigLayer) {
-        var flags = ConfigLayer()
-        if let host { try flags.set("host", host, source: "--host") }
-        if let port { try flags.set("port", port, source: "--port") }
-        if let data { try flags.set("data", data, source: "--data") }
-        if ephemeral { flags.ephemeral = true }
-        if let store {
-            guard data == nil, !ephemeral else {
-                throw ConfigError(description: "--store names where the state lives: give it or --data/--ephemeral")
-            }
-            try flags.set("store", store, source: "--store")
-        }
-        if let project { try flags.set("project", project, source: "--project") }
-        if let logLevel { try flags.set("log_level", logLevel, source: "--log-level") }
-        if let logFormat { try flags.set("log_format", logFormat, source: "--log-format") }
-        if let tokenSigning { try flags.set("token_signing", tokenSigning, source: "--token-signing") }
-        if let functionsCaFile { try flags.set("functions_ca_file", functionsCaFile, source: "--functions-ca-file") }
-        return (flags, try ConfigLayer.fromEnvironment(ProcessInfo.processInfo.environment))
-    }
+    @OptionGroup var options: ServeOptions
 
     func run() async throws {
-        let layer: ConfigLayer
-        let fixed: (flags: ConfigLayer, environment: ConfigLayer)
-        do {
-            fixed = try fixedLayers()
-            layer = fixed.flags.over(fixed.environment).over(try config.map(ConfigLayer.fromFile) ?? ConfigLayer())
-        } catch let error as ConfigError {
-            throw ValidationError(error.description)
-        }
+        let (fixed, layer) = try options.layers()
         let appConfig = layer.appConfig()
         let format = LogFormat(rawValue: layer.logFormat ?? "auto") ?? .auto
         LoggingSystem.bootstrap { label in format.makeHandler(label: label) }
         LogSettings.shared.level = Logger.Level(rawValue: layer.logLevel ?? "info") ?? .info
         let logger = Logger(label: "authemu")
+        fixed.logSources(logger)
 
         let (opened, emulator) = try await Self.openStoreAndEmulator(appConfig, logger: logger)
         let store = opened.store
-        if let importDirectory {
-            let count = try await ImportRunner.run(emulator, projectId: appConfig.projectId, directory: importDirectory)
-            logger.info("imported \(count) account(s) from \(importDirectory)")
+        if let directory = options.importDirectory {
+            let count = try await ImportRunner.run(emulator, projectId: appConfig.projectId, directory: directory)
+            logger.info("imported \(count) account(s) from \(directory)")
         }
 
         let location = opened.location
@@ -107,7 +61,7 @@ struct Serve: AsyncParsableCommand {
         services.append(helper(StoppingNotifier()))
         services.append(
             helper(
-                ReloadService { [config] in
+                ReloadService { [config = options.configFile] in
                     await Self.reload(file: config, fixed: fixed, emulator: emulator, logger: logger)
                 }))
         if let interval = Systemd.watchdogInterval {
@@ -141,7 +95,7 @@ struct Serve: AsyncParsableCommand {
 
     /// Re-reads the file; applies project settings and the log level, or keeps the old ones.
     static func reload(
-        file: String?, fixed: (flags: ConfigLayer, environment: ConfigLayer), emulator: Emulator, logger: Logger
+        file: String?, fixed: FixedLayers, emulator: Emulator, logger: Logger
     ) async {
         Systemd.notify("RELOADING=1\nMONOTONIC_USEC=\(DispatchTime.now().uptimeNanoseconds / 1000)")
         defer { Systemd.notify("READY=1") }
@@ -150,7 +104,7 @@ struct Serve: AsyncParsableCommand {
             return
         }
         do {
-            let layer = fixed.flags.over(fixed.environment).over(try ConfigLayer.fromFile(file))
+            let layer = fixed.over(file: try ConfigLayer.fromFile(file))
             if let projects = layer.projects { try await emulator.applyProjectSeeds(projects) }
             LogSettings.shared.level = Logger.Level(rawValue: layer.logLevel ?? "info") ?? .info
             logger.info("SIGHUP: reloaded \(file)")

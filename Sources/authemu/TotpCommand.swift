@@ -24,7 +24,7 @@ struct TotpCommand: ParsableCommand {
         if let at {
             if let seconds = Double(at) {
                 date = Date(timeIntervalSince1970: seconds)
-            } else if let parsed = ISO8601DateFormatter().date(from: at) {
+            } else if let parsed = Emulator.parseRFC3339(at) {
                 date = parsed
             } else {
                 throw ValidationError("--at must be seconds since the epoch or an RFC 3339 date, got \(at)")

@@ -15,9 +15,13 @@ struct Harness {
     let config: AppConfig
     let store: SQLiteStore
 
-    init(project: String = "example", store: SQLiteStore? = nil, host: String = "127.0.0.1") throws {
+    init(
+        project: String = "example", store: SQLiteStore? = nil, host: String = "127.0.0.1",
+        singleProject: SingleProjectMode = .off
+    ) throws {
         var config = AppConfig()
         config.host = host
+        config.singleProjectMode = singleProject
         config.projectId = project
         config.ephemeral = true
         config.maxBodyBytes = 64 * 1024

@@ -9,14 +9,17 @@ public struct EmulatorOptions: Sendable {
     public var publicURL: String
     /// Whether `publicURL` was configured (`public_url`); if not, links follow the request's `Host`.
     public var publicURLIsFixed: Bool
+    /// What a request for another project gets (firebase-tools' `singleProjectMode`).
+    public var singleProjectMode: SingleProjectMode
 
     public init(
         defaultProjectId: String = "demo-project", publicURL: String = "http://127.0.0.1:9099",
-        publicURLIsFixed: Bool = false
+        publicURLIsFixed: Bool = false, singleProjectMode: SingleProjectMode = .off
     ) {
         self.defaultProjectId = defaultProjectId
         self.publicURL = publicURL
         self.publicURLIsFixed = publicURLIsFixed
+        self.singleProjectMode = singleProjectMode
     }
 
     /// The base of the emulator's own links for this caller: the configured `public_url`, else
@@ -66,6 +69,7 @@ public final class Emulator: Sendable {
     /// Redirect IdP results on their way from the sign-in page to the helper iframe.
     public let redirectEvents = IdpRedirectEvents()
     let settingsCache = SettingsCache()
+    let warnedProjects = WarnedProjects()
 
     public init(
         store: any AuthStore, clock: any AuthClock = SystemClock(), random: any RandomSource = SystemRandomSource(),

@@ -1,3 +1,4 @@
+import AuthEmulator
 import Foundation
 import Logging
 
@@ -6,10 +7,17 @@ final class LogSettings: @unchecked Sendable {
     static let shared = LogSettings()
     private let lock = NSLock()
     private var current: Logger.Level = .info
+    private var destination = FileHandle.standardOutput
 
     var level: Logger.Level {
         get { lock.withLock { current } }
         set { lock.withLock { current = newValue } }
+    }
+
+    /// Where text and JSON lines go: stdout, or the log file of `authemu exec`.
+    var output: FileHandle {
+        get { lock.withLock { destination } }
+        set { lock.withLock { destination = newValue } }
     }
 }
 
@@ -89,7 +97,8 @@ struct LineLogHandler: LogHandler {
 
     func log(event: LogEvent) {
         let merged = metadata.merging(event.metadata ?? [:]) { $1 }
-        let time = Date().rfc3339
+        // Not ISO8601DateFormatter: it traps where the zoneinfo folder lacks GMT (a minimal image).
+        let time = Date().rfc3339Millis
         var line: String
         if json {
             var object: [String: String] = ["time": time, "level": event.level.rawValue, "message": "\(event.message)"]
@@ -101,14 +110,7 @@ struct LineLogHandler: LogHandler {
             let rendered = merged.sorted(by: { $0.key < $1.key }).map { "\($0.key)=\($0.value)" }
             if !rendered.isEmpty { line += " " + rendered.joined(separator: " ") }
         }
-        Self.lock.withLock { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
-    }
-}
-
-extension Date {
-    fileprivate var rfc3339: String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: self)
+        let output = LogSettings.shared.output
+        Self.lock.withLock { output.write(Data((line + "\n").utf8)) }
     }
 }
