@@ -160,3 +160,16 @@ def test_the_image_holds_no_shell_and_no_time_zone_data():
     assert labels["org.opencontainers.image.licenses"] == "Apache-2.0"
     assert {"org.opencontainers.image.version", "org.opencontainers.image.source",
             "org.opencontainers.image.description"} <= set(labels)
+
+
+def test_a_mounted_yaml_file_named_by_authemu_config(containers, tmp_path):
+    config = tmp_path / "authemu.yaml"
+    config.write_text("project: yaml-project\nsingle_project: error\n")
+    config.chmod(0o644)
+    container = containers("-v", f"{config}:/etc/authemu.yaml:ro", "-e", "AUTHEMU_CONFIG=/etc/authemu.yaml")
+    container.wait_healthy()
+    assert "authemu listening on 0.0.0.0:9099, project yaml-project" in podman("logs", container.name).stdout
+    refused = requests.post(f"{container.base}/identitytoolkit.googleapis.com/v1/projects/other/accounts:query",
+                            json={}, headers={"Authorization": "Bearer owner"}, timeout=10)
+    assert refused.status_code == 400
+    assert refused.json()["error"]["message"].startswith("Multiple projectIds are not recommended")
