@@ -15,6 +15,15 @@ public enum IdpConfigKind: String, Sendable, CaseIterable {
         }
     }
 
+    /// An OIDC provider's `responseType` as production answers it: only the types that are on
+    /// (`{"code": true}`, not `{"code": true, "idToken": false}`).
+    func productionForm(_ config: JSONValue) -> JSONValue {
+        guard self == .oauth, let responseType = config["responseType"], responseType.objectValue != nil else {
+            return config
+        }
+        return config.setting(["responseType"], to: ResourceDefaults.withoutFalse(responseType))
+    }
+
     func validate(id: String) throws(AuthError) {
         switch self {
         case .oauth where !id.hasPrefix("oidc."), .saml where !id.hasPrefix("saml."):
@@ -38,7 +47,7 @@ extension Emulator {
         guard let id, !id.isEmpty else { throw AuthError("MISSING_PROVIDER_ID") }
         try kind.validate(id: id)
         guard body.objectValue != nil else { throw AuthError.invalidJSON("/ must be object") }
-        let config = body.setting(["name"], to: .string(Self.idpResourceName(scope, kind, id)))
+        let config = kind.productionForm(body.setting(["name"], to: .string(Self.idpResourceName(scope, kind, id))))
         return try await store.write { tx in
             if try tx.idpConfig(scope, kind: kind.rawValue, id: id) != nil { throw AuthError("DUPLICATE_IDP_CONFIG") }
             try tx.saveIdpConfig(scope, kind: kind.rawValue, id: id, config)
@@ -63,7 +72,7 @@ extension Emulator {
             }
             var updated =
                 updateMask.isEmpty ? current.merged(with: patch) : FieldMask.apply(updateMask, from: patch, to: current)
-            updated = updated.setting(["name"], to: .string(Self.idpResourceName(scope, kind, id)))
+            updated = kind.productionForm(updated.setting(["name"], to: .string(Self.idpResourceName(scope, kind, id))))
             try tx.saveIdpConfig(scope, kind: kind.rawValue, id: id, updated)
             return updated
         }

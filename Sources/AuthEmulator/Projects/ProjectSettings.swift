@@ -69,10 +69,10 @@ public struct ScopeSettings: Sendable {
 public enum ResourceDefaults {
     /// The settings objects in which production's JSON leaves out `false` (proto3 omits default
     /// values): `emailPrivacyConfig: {}` when improved privacy is off, as the Admin SDKs' tests
-    /// expect. Top-level tenant switches and `signIn` keep their `false`, as firebase-tools answers.
-    static let falseOmittingObjects = [
-        "emailPrivacyConfig", "passwordPolicyConfig", "recaptchaConfig", "smsRegionConfig",
-    ]
+    /// expect. Everywhere else `false` is a value that is echoed: `recaptchaConfig.useAccountDefender`,
+    /// `passwordPolicyConfig…requireLowercase` (production and firebase-tools answer them, and both
+    /// SDKs' tests read them); top-level tenant switches and `signIn` keep theirs too.
+    static let falseOmittingObjects = ["emailPrivacyConfig"]
 
     /// A config or tenant as production writes it (see `falseOmittingObjects`).
     public static func productionForm(_ resource: JSONValue) -> JSONValue {

@@ -1,0 +1,44 @@
+"""`false` is a value in recaptchaConfig and passwordPolicyConfig (production and firebase-tools echo it,
+and the JS and Admin SDKs' tests expect it); emailPrivacyConfig leaves it out; an OIDC provider's
+responseType answers only the types that are on (issue 31, part 1)."""
+from conftest import PROJECT
+
+MASK = "recaptchaConfig.useAccountDefender,recaptchaConfig.useSmsBotScore,recaptchaConfig.useSmsTollFraudProtection"
+OFF = {"useAccountDefender": False, "useSmsBotScore": False, "useSmsTollFraudProtection": False}
+
+
+def test_recaptcha_switches_answer_false_on_project_and_tenant(api):
+    config = api.admin("PATCH", f"v2/projects/{PROJECT}/config", {"recaptchaConfig": OFF}, params={"updateMask": MASK})
+    assert config.status_code == 200, config.text
+    assert config.json()["recaptchaConfig"] == OFF
+    assert api.admin("GET", f"v2/projects/{PROJECT}/config").json()["recaptchaConfig"] == OFF
+    tenant = api.admin("POST", f"v2/projects/{PROJECT}/tenants", {"displayName": "t"}).json()["name"].split("/")[-1]
+    patched = api.admin("PATCH", f"v2/projects/{PROJECT}/tenants/{tenant}", {"recaptchaConfig": OFF},
+                        params={"updateMask": MASK})
+    assert (patched.status_code, patched.json()["recaptchaConfig"]) == (200, OFF)
+
+
+def test_password_policy_requirements_answer_false(api):
+    options = {"minPasswordLength": 8, "requireLowercase": False, "requireUppercase": False, "requireNumeric": False,
+               "requireNonAlphanumeric": False}
+    config = api.admin("PATCH", f"v2/projects/{PROJECT}/config", {
+        "passwordPolicyConfig": {"passwordPolicyEnforcementState": "ENFORCE",
+                                 "passwordPolicyVersions": [{"customStrengthOptions": options}]},
+        "emailPrivacyConfig": {"enableImprovedEmailPrivacy": False}},
+        params={"updateMask": "passwordPolicyConfig,emailPrivacyConfig"})
+    assert config.status_code == 200, config.text
+    assert config.json()["passwordPolicyConfig"]["passwordPolicyVersions"][0]["customStrengthOptions"] == options
+    assert config.json()["emailPrivacyConfig"] == {}
+
+
+def test_oidc_response_type_answers_only_types_that_are_on(api):
+    created = api.admin("POST", f"v2/projects/{PROJECT}/oauthIdpConfigs",
+                        {"clientId": "c", "issuer": "https://issuer.example.com",
+                         "responseType": {"idToken": True, "code": False}},
+                        params={"oauthIdpConfigId": "oidc.false-values"})
+    assert (created.status_code, created.json()["responseType"]) == (200, {"idToken": True})
+    patched = api.admin("PATCH", f"v2/projects/{PROJECT}/oauthIdpConfigs/oidc.false-values",
+                        {"responseType": {"idToken": False, "code": True}, "clientSecret": "s"},
+                        params={"updateMask": "responseType.idToken,responseType.code"})
+    assert (patched.status_code, patched.json()["responseType"]) == (200, {"code": True})
+    assert api.admin("DELETE", f"v2/projects/{PROJECT}/oauthIdpConfigs/oidc.false-values").status_code == 200
