@@ -55,6 +55,9 @@ enum EmulatorPages {
     static func action(_ request: PageRequest) async throws -> Response {
         let query = request.query
         guard query.get("apiKey") != nil else { return actionFailure("missing apiKey query parameter") }
+        guard let code = query.get("oobCode"), !code.isEmpty else {
+            return actionFailure("missing oobCode query parameter")
+        }
         guard let mode = query.get("mode") else { return actionFailure("Invalid mode") }
         let scope = try Scope.resolve(
             projectId: request.services.settings.defaultProjectId, tenant: TenantSources(query: query.get("tenantId")))
@@ -68,7 +71,6 @@ enum EmulatorPages {
             if let email = result["email"]?.stringValue { body["email"] = .string(email) }
             return JSONResponse.make(.object(["authEmulator": .object(body)]))
         }
-        let code = query.get("oobCode") ?? ""
         do {
             switch mode {
             case "resetPassword":

@@ -131,6 +131,17 @@ struct ClientSuiteDivergenceTests {
         }
     }
 
+    @Test("/emulator/action without oobCode says so, after the apiKey and before the mode")
+    func actionPageMissingCode() async throws {
+        try await Harness().run { client in
+            for query in ["mode=verifyEmail&apiKey=k", "mode=bogus&apiKey=k", "mode=verifyEmail&apiKey=k&oobCode="] {
+                let reply = try await client.call(.get, "/emulator/action?\(query)", key: false)
+                #expect(reply.status == 400)
+                #expect(reply.json == .object(["authEmulator": .object(["error": "missing oobCode query parameter"])]))
+            }
+        }
+    }
+
     @Test("customAttributes \"{}\" is kept, so the Admin SDK reads customClaims {} back")
     func emptyClaimsKept() async throws {
         try await Harness().run { client in

@@ -55,3 +55,5 @@ def test_disabled_tenant_action_page_and_privacy_config(api):
         assert (reply.status_code, error_message(reply)) == (400, "PROJECT_DISABLED")
     page = requests.get(f"{api.base}/emulator/action", params={"mode": "nonsense", "oobCode": "x"})
     assert page.json() == {"authEmulator": {"error": "missing apiKey query parameter"}}
+    no_code = requests.get(f"{api.base}/emulator/action", params={"mode": "verifyEmail", "apiKey": "k"})
+    assert (no_code.status_code, no_code.json()) == (400, {"authEmulator": {"error": "missing oobCode query parameter"}})
