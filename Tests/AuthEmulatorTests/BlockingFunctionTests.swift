@@ -89,7 +89,8 @@ struct BlockingFunctionTests {
             #expect(create.value(at: "user_record.uid") == signedUp["localId"])
             #expect(create["sub"] == signedUp["localId"])
             #expect(create.value(at: "user_record.custom_claims") == .object([:]))
-            #expect(create.value(at: "user_record.metadata.creation_time")?.stringValue != nil)
+            // Milliseconds as numbers (the manual clock stands at 1,700,000,000 s).
+            #expect(create.value(at: "user_record.metadata.creation_time") == .number(1_700_000_000_000))
             // beforeSignIn is shown the account with beforeCreate's changes.
             let signIn = calls[1].claims
             #expect(signIn["event_type"] == "beforeSignIn")
@@ -155,6 +156,10 @@ struct BlockingFunctionTests {
             Self.expectModified(signedIn.string("idToken"))
             #expect(functions.calls.first?.claims["sign_in_method"] == "password")
             #expect(functions.calls.first?.claims.value(at: "user_record.uid") == created["localId"])
+            // The sign-up's login time, in milliseconds as a number (the manual clock's 1,700,000,000 s).
+            #expect(
+                functions.calls.first?.claims.value(at: "user_record.metadata.last_sign_in_time")
+                    == .number(1_700_000_000_000))
 
             functions.reply("beforeSignIn", #"{"userRecord":{"updateMask":"disabled","disabled":true}}"#)
             let refused = try await client.v1("accounts:signInWithPassword", body)
@@ -186,7 +191,8 @@ struct BlockingFunctionTests {
             let record = functions.calls[0].claims["user_record"]
             let stored = try await Self.lookup(client, "imported-1")
             #expect(stored?["createdAt"]?.stringValue != nil)
-            #expect(record?.value(at: "metadata.creation_time") == stored?["createdAt"])
+            let storedMillis = stored?["createdAt"]?.stringValue.flatMap(Double.init)
+            #expect(record?.value(at: "metadata.creation_time") == storedMillis.map(JSONValue.number))
             #expect(record?["provider_data"]?[0]?["uid"] == "old@example.com")
         }
     }

@@ -96,6 +96,12 @@ def test_functions_shape_the_new_account_and_its_tokens(api, functions):
     assert event["user_record"]["uid"] == up.json()["localId"]
     assert event["user_record"]["email"] == "hook@example.com"
     stored = api.v1("accounts:lookup", {"localId": [up.json()["localId"]]}, admin=True).json()["users"][0]
+    # Numbers of milliseconds, as firebase-tools sends them (firebase-functions does `new Date(value)`).
+    assert event["user_record"]["metadata"]["creation_time"] == int(stored["createdAt"])
+    again = api.v1("accounts:signInWithPassword", {"email": "hook@example.com", "password": "secret123"})
+    assert again.status_code == 200, again.text
+    signed_in = jwt_claims(functions.requests[2][2]["data"]["jwt"])
+    assert signed_in["user_record"]["metadata"]["last_sign_in_time"] == int(stored["lastLoginAt"])
     assert stored["displayName"] == "Ada"
     assert json.loads(stored["customAttributes"]) == {"role": "admin"}
 

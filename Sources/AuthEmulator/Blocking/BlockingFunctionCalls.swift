@@ -177,11 +177,13 @@ extension Emulator {
             ])
         }
         // Always there: the Python Functions SDK reads `metadata.creation_time` unconditionally
-        // (an imported user may have no creation time; it reads as now).
+        // (an imported user may have no creation time; it reads as now). Numbers of milliseconds,
+        // as firebase-tools sends and firebase-functions types them (`new Date("3")` is invalid).
         var metadata: [String: JSONValue] = [
-            "creation_time": .string(user.createdAt ?? String(clock.now().epochMillis))
+            "creation_time": .number(Double(user.createdAt.flatMap(Int64.init) ?? clock.now().epochMillis))
         ]
-        metadata.setIfPresent("last_sign_in_time", user.lastLoginAt.map(JSONValue.string))
+        metadata.setIfPresent(
+            "last_sign_in_time", user.lastLoginAt.flatMap(Int64.init).map { .number(Double($0)) })
         record["metadata"] = .object(metadata)
         let context = call.context
         var claims: [String: JSONValue] = [
