@@ -7,6 +7,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+import requests
 
 from conftest import BINARY, PROJECT, Api, Daemon, error_message
 from tls_support import ca_and_server_certificate
@@ -263,3 +264,20 @@ def test_an_unusable_functions_ca_file_stops_startup(tmp_path):
                          capture_output=True, text=True, timeout=30)
     assert run.returncode == 2
     assert f"key 'functions_ca_file': {missing} cannot read PEM certificates" in run.stderr
+
+
+def test_a_phone_user_marked_verified_by_a_function_has_the_claim(api, functions):
+    """firebase-tools: the ID token's email_verified follows the record, also without an address."""
+    set_triggers(api, {"beforeCreate": f"{functions.url}/beforeCreate"})
+    functions.replies["beforeCreate"] = (200, {"userRecord": {"updateMask": "emailVerified", "emailVerified": True}},
+                                         True)
+    phone = "+15555550177"
+    sent = api.v1("accounts:sendVerificationCode", {"phoneNumber": phone, "recaptchaToken": "t"})
+    assert sent.status_code == 200, sent.text
+    codes = requests.get(f"{api.base}/emulator/v1/projects/{PROJECT}/verificationCodes").json()["verificationCodes"]
+    code = [c["code"] for c in codes if c["sessionInfo"] == sent.json()["sessionInfo"]][0]
+    signed_in = api.v1("accounts:signInWithPhoneNumber", {"sessionInfo": sent.json()["sessionInfo"], "code": code})
+    assert signed_in.status_code == 200, signed_in.text
+    claims = jwt_claims(signed_in.json()["idToken"])
+    assert (claims["phone_number"], claims["email_verified"]) == (phone, True)
+    assert "email" not in claims

@@ -94,9 +94,11 @@ public struct TokenService: Sendable {
             for (key, value) in object { claims[key] = value }
         }
         for (key, value) in extraClaims { claims[key] = value }
-        if let email = user.email {
-            claims["email"] = .string(email)
-            claims["email_verified"] = .bool(user.emailVerified ?? false)
+        if let email = user.email { claims["email"] = .string(email) }
+        // The claim follows the record, as firebase-tools: also for a phone user a blocking
+        // function marked verified; an address never verified reads false.
+        if let verified = user.emailVerified ?? (user.email != nil ? false : nil) {
+            claims["email_verified"] = .bool(verified)
         }
         if let phone = user.phoneNumber { claims["phone_number"] = .string(phone) }
         if signInProvider == "anonymous" { claims["provider_id"] = .string("anonymous") }
