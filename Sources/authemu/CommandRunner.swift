@@ -16,7 +16,7 @@ struct CommandRunner: Sendable {
     let exportDirectory: String?
     let logger: Logger
 
-    func runBesideDaemon(config: AppConfig, logger: Logger) async -> ExecOutcome {
+    func runBesideDaemon(config: AppConfig) async -> ExecOutcome {
         let (ready, readySignal) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(1))
         let status = CommandStatus()
         var services = Listeners.services(

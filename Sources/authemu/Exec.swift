@@ -60,9 +60,9 @@ struct Exec: AsyncParsableCommand {
         let runner = CommandRunner(
             argv: ChildProcess.argv(for: commandLine), projectId: appConfig.projectId, emulator: emulator,
             exportDirectory: exportOnExit, logger: logger)
-        let outcome = await runner.runBesideDaemon(config: appConfig, logger: logger)
+        let outcome = await runner.runBesideDaemon(config: appConfig)
         await opened.close()
-        try log.finish(outcome, listeningOn: appConfig)
+        try log.finish(outcome)
     }
 
     /// `exec` keeps no state unless a layer names where it lives, and takes a free port unless one
@@ -100,7 +100,7 @@ struct ExecLog {
     }
 
     /// Exits as COMMAND did; says where the log is when it failed or never ran.
-    func finish(_ outcome: ExecOutcome, listeningOn config: AppConfig) throws {
+    func finish(_ outcome: ExecOutcome) throws {
         try? handle.close()
         switch outcome {
         case .finished(let status) where status == 0:
