@@ -151,7 +151,7 @@ def test_the_image_holds_no_shell_and_no_time_zone_data():
         listing = subprocess.run(f"podman export {name} | tar -t", shell=True, capture_output=True, text=True,
                                  check=True).stdout.split()
     finally:
-        podman("rm", name)
+        podman("rm", "-v", name)
     assert "usr/bin/authemu" in listing or "./usr/bin/authemu" in listing
     names = {entry.lstrip("./") for entry in listing}
     assert not any(entry.startswith(("bin/sh", "usr/bin/sh", "usr/bin/bash", "usr/share/zoneinfo")) for entry in names)
