@@ -47,10 +47,7 @@ struct Exec: AsyncParsableCommand {
         let (opened, emulator): (OpenedStore, Emulator)
         do {
             (opened, emulator) = try await Serve.openStoreAndEmulator(appConfig, logger: logger)
-            if let directory = options.importDirectory {
-                let count = try await ImportRunner.run(emulator, projectId: appConfig.projectId, directory: directory)
-                logger.info("imported \(count) account(s) from \(directory)")
-            }
+            try await options.importIfAsked(into: emulator, projectId: appConfig.projectId, logger: logger)
         } catch {
             // The reason is on stderr already; the command never runs.
             FileHandle.standardError.write(

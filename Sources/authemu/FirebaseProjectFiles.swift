@@ -42,9 +42,9 @@ struct FirebaseProjectFiles {
 
     private mutating func readFirebaseJSON(_ file: String) throws {
         let root = try Self.jsonObject(file)
+        // firebase-tools warns about other projects unless told not to.
         layer.singleProject = .warn
         guard let emulators = try Self.object(root["emulators"], key: "emulators", file: file) else { return }
-        // firebase-tools warns about other projects unless told not to.
         var single = true
         if let value = emulators["singleProjectMode"] {
             guard let flag = value.boolValue else {

@@ -24,10 +24,7 @@ struct Serve: AsyncParsableCommand {
 
         let (opened, emulator) = try await Self.openStoreAndEmulator(appConfig, logger: logger)
         let store = opened.store
-        if let directory = options.importDirectory {
-            let count = try await ImportRunner.run(emulator, projectId: appConfig.projectId, directory: directory)
-            logger.info("imported \(count) account(s) from \(directory)")
-        }
+        try await options.importIfAsked(into: emulator, projectId: appConfig.projectId, logger: logger)
 
         let location = opened.location
         let activated = Systemd.listenFileDescriptors()

@@ -1,4 +1,5 @@
 import ArgumentParser
+import AuthEmulator
 import Foundation
 import Logging
 
@@ -57,6 +58,13 @@ struct ServeOptions: ParsableArguments {
         return FixedLayers(
             flags: flags, environment: try ConfigLayer.fromEnvironment(ProcessInfo.processInfo.environment),
             firebase: firebase)
+    }
+
+    /// `--import DIR`, when given: the export is loaded into the default project at start.
+    func importIfAsked(into emulator: Emulator, projectId: String, logger: Logger) async throws {
+        guard let directory = importDirectory else { return }
+        let count = try await ImportRunner.run(emulator, projectId: projectId, directory: directory)
+        logger.info("imported \(count) account(s) from \(directory)")
     }
 
     /// `--config`, else `AUTHEMU_CONFIG` (a container's mounted file without a command of its own).
