@@ -74,7 +74,7 @@ public func makeEmulator(
             publicURLIsFixed: config.publicURL != nil, singleProjectMode: config.singleProjectMode),
         logger: logger,
         blockingFunctionTransport: try functions ?? BlockingFunctionHTTPClient(caFile: config.functionsCAFile))
-    try await emulator.restoreClockOffset()
+    try await emulator.restoreClockSetting()
     if let projects = config.projects { try await emulator.applyProjectSeeds(projects) }
     if config.tokenSigning == .rs256 { try await emulator.enableSignedTokens() }
     return emulator

@@ -27,6 +27,10 @@ enum EmulatorHandlers {
         try await request.emulator.listOobCodes(request.caller.scope)
     }
 
+    static func clearOobCodes(_ request: ApiRequest) async throws -> JSONValue {
+        try await request.emulator.clearOobCodes(request.caller.scope)
+    }
+
     static func verificationCodes(_ request: ApiRequest) async throws -> JSONValue {
         try await request.emulator.verificationCodes(request.caller.scope)
     }
@@ -87,6 +91,10 @@ enum EmulatorHandlers {
 
     static func setClock(_ request: ApiRequest) async throws -> JSONValue {
         try await request.emulator.setClock(request.decode(SetClockRequest.self))
+    }
+
+    static func resumeClock(_ request: ApiRequest) async throws -> JSONValue {
+        try await request.emulator.resumeClock()
     }
 
     static func resetClock(_ request: ApiRequest) async throws -> JSONValue { try await request.emulator.resetClock() }

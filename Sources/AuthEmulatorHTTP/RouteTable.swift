@@ -160,8 +160,12 @@ let routeTable: [Route] = [
     Route(.delete, "/emulator/v1/projects/{project}/config", .open, .api(EmulatorHandlers.resetConfig)),
     Route(.get, "/emulator/v1/projects/{project}/oobCodes", .open, .api(EmulatorHandlers.oobCodes)),
     Route(.get, "/emulator/v1/projects/{project}/tenants/{tenant}/oobCodes", .open, .api(EmulatorHandlers.oobCodes)),
+    Route(.delete, "/emulator/v1/projects/{project}/oobCodes", .open, .api(EmulatorHandlers.clearOobCodes)),
+    Route(.delete, "/emulator/v1/projects/{project}/tenants/{tenant}/oobCodes", .open, .api(EmulatorHandlers.clearOobCodes)),
     Route(.get, "/emulator/v1/projects/{project}/verificationCodes", .open, .api(EmulatorHandlers.verificationCodes)),
     Route(.get, "/emulator/v1/projects/{project}/tenants/{tenant}/verificationCodes", .open, .api(EmulatorHandlers.verificationCodes)),
+    Route(.delete, "/emulator/v1/projects/{project}/verificationCodes", .open, .api(EmulatorHandlers.clearSmsMessages)),
+    Route(.delete, "/emulator/v1/projects/{project}/tenants/{tenant}/verificationCodes", .open, .api(EmulatorHandlers.clearSmsMessages)),
     // The SMS outbox, TOTP codes of enrolled factors and the APNs outbox, with their long-polls.
     Route(.get, "/emulator/v1/projects/{project}/smsMessages", .open, .api(EmulatorHandlers.smsMessages)),
     Route(.get, "/emulator/v1/projects/{project}/tenants/{tenant}/smsMessages", .open, .api(EmulatorHandlers.smsMessages)),
@@ -182,6 +186,7 @@ let routeTable: [Route] = [
     Route(.get, "/emulator/v1/clock", .emulatorAdmin, .api(EmulatorHandlers.clock)),
     Route(.post, "/emulator/v1/clock:advance", .emulatorAdmin, .api(EmulatorHandlers.advanceClock)),
     Route(.post, "/emulator/v1/clock:set", .emulatorAdmin, .api(EmulatorHandlers.setClock)),
+    Route(.post, "/emulator/v1/clock:resume", .emulatorAdmin, .api(EmulatorHandlers.resumeClock)),
     Route(.post, "/emulator/v1/clock:reset", .emulatorAdmin, .api(EmulatorHandlers.resetClock)),
     // The page email links point at, and the IdP sign-in pages of popup and redirect flows.
     Route(.get, "/emulator/action", .open, .page(EmulatorPages.action)),

@@ -8,6 +8,7 @@ enum PostgresSchema {
     static let migrations: [(identifier: String, sql: String)] = [
         ("pg1-initial", initial),
         ("pg2-email-lookups-in-uid-order", emailLookupsInUidOrder),
+        ("pg3-clock-freeze", "ALTER TABLE clock_offset ADD COLUMN frozen_at DOUBLE PRECISION"),
     ]
 
     /// Email lookups answer in localId order: with the order in the index, the planner never

@@ -52,16 +52,23 @@ extension PostgresTransaction {
             """, scoped(scope) + [.text(fault.rawValue)]) > 0
     }
 
-    func clockOffset() throws -> Double {
-        try session.value(Double.self, "SELECT seconds FROM clock_offset WHERE id = 1") ?? 0
+    func clockSetting() throws -> ClockSetting {
+        guard let row = try session.rows("SELECT seconds, frozen_at FROM clock_offset WHERE id = 1").first else {
+            return .real
+        }
+        let columns = row.makeRandomAccess()
+        let frozenAt = try columns[1].decode(Double?.self)
+        return ClockSetting(
+            offsetSeconds: try columns[0].decode(Double.self), frozenAt: frozenAt.map(Date.init(timeIntervalSince1970:))
+        )
     }
 
-    func saveClockOffset(_ seconds: Double) throws {
+    func saveClockSetting(_ setting: ClockSetting) throws {
         try session.execute(
             """
-            INSERT INTO clock_offset (id, seconds) VALUES (1, $1)
-            ON CONFLICT (id) DO UPDATE SET seconds = EXCLUDED.seconds
-            """, [.double(seconds)])
+            INSERT INTO clock_offset (id, seconds, frozen_at) VALUES (1, $1, $2)
+            ON CONFLICT (id) DO UPDATE SET seconds = EXCLUDED.seconds, frozen_at = EXCLUDED.frozen_at
+            """, [.double(setting.offsetSeconds), .double(setting.frozenAt?.timeIntervalSince1970)])
         changed(.clock)
     }
 

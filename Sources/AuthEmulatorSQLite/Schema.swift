@@ -175,6 +175,10 @@ enum Schema {
                         WHERE display_name IS NOT NULL;
                     """)
         }
+        // The instant a frozen clock stands at (`clock:set` with `freeze`); NULL while it runs.
+        migrator.registerMigration("v11-clock-freeze") { db in
+            try db.execute(sql: "ALTER TABLE clock_offset ADD COLUMN frozen_at REAL")
+        }
         return migrator
     }()
 }

@@ -186,15 +186,20 @@ public struct AuthEmulator: Sendable {
         return created.localId
     }
 
+    /// The scope's accounts and everything sent for them: email action codes, the SMS and APNs
+    /// outboxes, armed app-verification faults.
     public func deleteAllUsers() async throws {
         try await send("DELETE", "\(emulatorScope)/accounts")
     }
 
-    /// Users, the SMS and APNs outboxes and the clock back to empty and real; settings stay.
+    /// The scope's email action codes only.
+    public func clearEmailActionCodes() async throws {
+        try await send("DELETE", "\(emulatorScope)/oobCodes")
+    }
+
+    /// `deleteAllUsers()`, and the clock back to the real time; settings stay.
     public func reset() async throws {
         try await deleteAllUsers()
-        try await clearOutbox()
-        try await send("DELETE", "\(emulatorScope)/apnsPushes")
         try await resetClock()
     }
 
@@ -209,6 +214,21 @@ public struct AuthEmulator: Sendable {
     @discardableResult
     public func setClock(to date: Date) async throws -> Date {
         try await clock("clock:set", .object(["time": .string(Self.rfc3339(date))]))
+    }
+
+    /// Stops the daemon's clock at `date` (default: where it is). Every time it reads is then that
+    /// instant, until `advanceClock`/`setClock` move it or `resumeClock` lets it run.
+    @discardableResult
+    public func freezeClock(at date: Date? = nil) async throws -> Date {
+        var body: [String: JSONBody] = ["freeze": .bool(true)]
+        if let date { body["time"] = .string(Self.rfc3339(date)) }
+        return try await clock("clock:set", .object(body))
+    }
+
+    /// Lets a frozen clock run again from the instant it stands at.
+    @discardableResult
+    public func resumeClock() async throws -> Date {
+        try await clock("clock:resume", .object([:]))
     }
 
     @discardableResult

@@ -65,6 +65,11 @@ extension EmulatorTools {
             "advance_clock", "Move the daemon's clock forward (or back, negative) so tokens, codes and links expire.",
             ["seconds": number("Seconds to move by.", nil)], required: ["seconds"]),
         tool(
+            "freeze_clock",
+            "Stop the daemon's clock, so stored times and token claims repeat exactly; advance_clock still moves it.",
+            ["time": string("RFC 3339 instant to stand at, e.g. 2030-01-01T00:00:00Z (default: now).")]),
+        tool("resume_clock", "Let a frozen clock run again from the instant it stands at.", [:]),
+        tool(
             "reset_project",
             "Delete every account, empty the SMS and APNs outboxes and put the clock back to real time; settings stay.",
             [:]),

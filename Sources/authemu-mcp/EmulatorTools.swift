@@ -69,6 +69,16 @@ struct EmulatorTools: Sendable {
         case "advance_clock":
             let now = try await emulator.advanceClock(by: try input.required(input.number("seconds"), "seconds"))
             return ["now": .string(Self.rfc3339(now))]
+        case "freeze_clock":
+            let time = try input.string("time").map { text in
+                guard let date = Self.parseRFC3339(text) else {
+                    throw ToolArguments.invalid("time must be an RFC 3339 date-time, e.g. 2030-01-01T00:00:00Z")
+                }
+                return date
+            }
+            return ["now": .string(Self.rfc3339(try await emulator.freezeClock(at: time))), "frozen": true]
+        case "resume_clock":
+            return ["now": .string(Self.rfc3339(try await emulator.resumeClock())), "frozen": false]
         default:
             try await emulator.reset()
             return ["reset": true]
@@ -127,5 +137,11 @@ struct EmulatorTools: Sendable {
     /// (Not ISO8601DateFormatter: it traps on a host whose zoneinfo folder lacks GMT.)
     private static func rfc3339(_ date: Date) -> String {
         date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+    }
+
+    /// An RFC 3339 time with or without a fraction of a second.
+    private static func parseRFC3339(_ text: String) -> Date? {
+        (try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text))
+            ?? (try? Date.ISO8601FormatStyle().parse(text))
     }
 }

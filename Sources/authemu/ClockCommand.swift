@@ -2,12 +2,13 @@ import ArgumentParser
 import AuthEmulator
 import Foundation
 
-/// `authemu clock [advance DURATION | set TIME | reset]`: reads or moves the running daemon's
-/// clock (`/emulator/v1/clock`).
+/// `authemu clock [advance DURATION | set TIME | freeze [TIME] | resume | reset]`: reads, moves or
+/// freezes the running daemon's clock (`/emulator/v1/clock`).
 struct ClockCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "clock", abstract: "Show or move the running daemon's clock.",
-        subcommands: [Show.self, Advance.self, SetTime.self, Reset.self], defaultSubcommand: Show.self)
+        subcommands: [Show.self, Advance.self, SetTime.self, Freeze.self, Resume.self, Reset.self],
+        defaultSubcommand: Show.self)
 
     struct Options: ParsableArguments {
         @Option(help: "Base URL of the daemon (default: FIREBASE_AUTH_EMULATOR_HOST, else http://127.0.0.1:9099).")
@@ -32,7 +33,8 @@ struct ClockCommand: ParsableCommand {
                 throw DaemonURL.fail("clock", message ?? "HTTP \(reply.status) from \(url)")
             }
             let offset = (answer["offsetSeconds"] as? NSNumber)?.doubleValue ?? 0
-            print("\(now) (offset \(offset.formatted(.number.grouping(.never))) s)")
+            let frozen = (answer["frozen"] as? Bool) == true ? ", frozen" : ""
+            print("\(now) (offset \(offset.formatted(.number.grouping(.never))) s\(frozen))")
         }
     }
 
@@ -61,6 +63,24 @@ struct ClockCommand: ParsableCommand {
         @Argument(help: "The time, e.g. 2030-01-01T00:00:00Z.") var time: String
         @OptionGroup var options: Options
         func run() throws { try options.call("POST", "clock:set", ["time": time]) }
+    }
+
+    struct Freeze: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Stop the clock, at an RFC 3339 time or where it is; advance and set still move it.")
+        @Argument(help: "The time to stand at, e.g. 2030-01-01T00:00:00Z (default: now).") var time: String?
+        @OptionGroup var options: Options
+        func run() throws {
+            var body: [String: Any] = ["freeze": true]
+            if let time { body["time"] = time }
+            try options.call("POST", "clock:set", body)
+        }
+    }
+
+    struct Resume: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Let a frozen clock run again from where it stands.")
+        @OptionGroup var options: Options
+        func run() throws { try options.call("POST", "clock:resume", [:]) }
     }
 
     struct Reset: ParsableCommand {

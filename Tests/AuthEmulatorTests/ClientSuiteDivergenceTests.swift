@@ -24,6 +24,15 @@ struct ClientSuiteDivergenceTests {
             #expect(noPassword.errorMessage == "MISSING_PASSWORD")
             let emptyEmail = try await client.v1("accounts:signUp", ["email": "", "password": "secret123"])
             #expect(emptyEmail.errorMessage == "MISSING_EMAIL")
+            // As firebase-tools: empty strings name nothing, but an empty address alone is no anonymous sign-up.
+            let bothEmpty = try await client.v1("accounts:signUp", ["email": "", "password": ""])
+            #expect(bothEmpty.status == 400)
+            #expect(bothEmpty.errorMessage == "INVALID_EMAIL")
+            let emptyAddress = try await client.v1("accounts:signUp", ["email": ""])
+            #expect(emptyAddress.errorMessage == "INVALID_EMAIL")
+            let emptyPassword = try await client.v1("accounts:signUp", ["password": "", "returnSecureToken": true])
+            #expect(emptyPassword.status == 200)
+            #expect(emptyPassword.string("idToken").jwtPayload.value(at: "firebase.sign_in_provider") == "anonymous")
             // The anonymous account is untouched: still anonymous, no email.
             let lookup = try await client.v1("accounts:lookup", ["idToken": token])
             #expect(lookup["users"]?.arrayValue?.first?["email"] == nil)

@@ -18,17 +18,19 @@ struct ClockRouteTests {
     func moves() async throws {
         try await Harness().run { client in
             let initial = try await client.call(.get, "/emulator/v1/clock", key: false)
-            #expect(initial.json == .object(["now": .string(Self.start), "offsetSeconds": 0]))
+            #expect(initial.json == .object(["now": .string(Self.start), "offsetSeconds": 0, "frozen": false]))
             let advanced = try await Self.move(client, "advance", #"{"seconds":3601}"#)
-            #expect(advanced.json == .object(["now": "2023-11-14T23:13:21.000Z", "offsetSeconds": 3601]))
+            #expect(
+                advanced.json == .object(["now": "2023-11-14T23:13:21.000Z", "offsetSeconds": 3601, "frozen": false]))
             let root = try await client.call(.get, "/", key: false)
             #expect(root["authEmulator.clock.offsetSeconds"] == 3601)
             let set = try await Self.move(client, "set", #"{"time":"2030-01-01T00:00:00Z"}"#)
-            #expect(set.json == .object(["now": "2030-01-01T00:00:00.000Z", "offsetSeconds": 193_456_000]))
+            #expect(
+                set.json == .object(["now": "2030-01-01T00:00:00.000Z", "offsetSeconds": 193_456_000, "frozen": false]))
             let zoned = try await Self.move(client, "set", #"{"time":"2030-01-01T02:00:00.250+02:00"}"#)
             #expect(zoned["now"] == "2030-01-01T00:00:00.250Z")
             let reset = try await Self.move(client, "reset")
-            #expect(reset.json == .object(["now": .string(Self.start), "offsetSeconds": 0]))
+            #expect(reset.json == .object(["now": .string(Self.start), "offsetSeconds": 0, "frozen": false]))
             let failures: [(String, String, String)] = [
                 ("advance", "{}", "MISSING_SECONDS : seconds is required."),
                 ("advance", #"{"seconds":"soon"}"#, "Invalid JSON payload received. /seconds must be number"),
@@ -171,7 +173,7 @@ struct ClockRouteTests {
         }
         let restarted = await Emulator(store: harness.store, clock: harness.clock)
         #expect(restarted.movableClock.offsetSeconds == 0)
-        try await restarted.restoreClockOffset()
+        try await restarted.restoreClockSetting()
         #expect(restarted.movableClock.offsetSeconds == 86400)
         #expect(restarted.clockState()["now"] == "2023-11-15T22:13:20.000Z")
     }

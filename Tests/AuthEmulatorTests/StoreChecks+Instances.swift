@@ -82,7 +82,7 @@ extension StoreChecks {
         }
         #expect(Set(heard.changes) == [.settings], label)
         try await first.write { tx in _ = try tx.insertSms(sms("+15550009", "heard")) }
-        try await first.write { tx in try tx.saveClockOffset(60) }
+        try await first.write { tx in try tx.saveClockSetting(ClockSetting(offsetSeconds: 60)) }
         for _ in 0..<100 where !Set(heard.changes).isSuperset(of: [.sms, .clock]) {
             try await Task.sleep(nanoseconds: 10_000_000)
         }

@@ -231,11 +231,14 @@ enum StoreChecks {
         #expect(searches.3 == ["d1"], label)
     }
 
-    static func clockOffset(_ store: any AuthStore, _ label: Comment) async throws {
-        #expect(try await store.read { tx in try tx.clockOffset() } == 0, label)
-        try await store.write { tx in try tx.saveClockOffset(3601.5) }
-        #expect(try await store.read { tx in try tx.clockOffset() } == 3601.5, label)
-        try await store.write { tx in try tx.saveClockOffset(-60) }
-        #expect(try await store.read { tx in try tx.clockOffset() } == -60, label)
+    static func clockSetting(_ store: any AuthStore, _ label: Comment) async throws {
+        #expect(try await store.read { tx in try tx.clockSetting() } == .real, label)
+        try await store.write { tx in try tx.saveClockSetting(ClockSetting(offsetSeconds: 3601.5)) }
+        #expect(try await store.read { tx in try tx.clockSetting() } == ClockSetting(offsetSeconds: 3601.5), label)
+        let frozen = ClockSetting(offsetSeconds: -60, frozenAt: Date(timeIntervalSince1970: 1_893_456_000.25))
+        try await store.write { tx in try tx.saveClockSetting(frozen) }
+        #expect(try await store.read { tx in try tx.clockSetting() } == frozen, label)
+        try await store.write { tx in try tx.saveClockSetting(.real) }
+        #expect(try await store.read { tx in try tx.clockSetting() } == .real, label)
     }
 }

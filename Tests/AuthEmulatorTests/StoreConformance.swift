@@ -26,7 +26,7 @@ func runStoreConformance(_ backend: StoreBackend) async throws {
         ("users", StoreChecks.users), ("sign-in stamp", StoreChecks.signInStampAndRereads),
         ("rollback", StoreChecks.rollback), ("concurrent writes", StoreChecks.concurrentWrites),
         ("resources", StoreChecks.resources), ("inspector reads", StoreChecks.inspectorReads),
-        ("clock offset", StoreChecks.clockOffset), ("SMS outbox", StoreChecks.smsOutbox),
+        ("clock setting", StoreChecks.clockSetting), ("SMS outbox", StoreChecks.smsOutbox),
         ("proofs and TOTP sessions", StoreChecks.proofsAndTotpSessions),
         ("app verification", StoreChecks.appVerification), ("signing keys", StoreChecks.signingKeys),
         ("counts and passkeys", StoreChecks.countsAndPasskeys), ("session writes", StoreChecks.sessionWrites),

@@ -8,7 +8,7 @@ import pytest
 import requests
 
 from conftest import BINARY, PROJECT, Api, Daemon, error_message, ok
-from test_mfa import enable_totp, totp, v2, verified_email_user
+from test_mfa import claims as decode_claims, enable_totp, totp, v2, verified_email_user
 
 SMS = f"/emulator/v1/projects/{PROJECT}/smsMessages"
 
@@ -168,3 +168,36 @@ def test_cli_and_the_offset_across_a_restart(capi, clock_daemon):
     reset = cli("clock", "reset", daemon=clock_daemon)
     assert reset.stdout.strip().endswith("(offset 0 s)")
     assert abs(daemon_now(capi).timestamp() - datetime.now(timezone.utc).timestamp()) < 5
+
+
+def test_a_frozen_clock_stands_still_for_stored_times_tokens_the_cli_and_a_restart(capi, clock_daemon):
+    frozen = requests.post(f"{capi.base}/emulator/v1/clock:set", json={"time": "2030-01-01T00:00:00Z",
+                                                                       "freeze": True})
+    assert frozen.status_code == 200, frozen.text
+    assert (frozen.json()["now"], frozen.json()["frozen"]) == ("2030-01-01T00:00:00.000Z", True)
+    enable_totp(capi)
+    user = verified_email_user(capi, "frozen@example.com")
+    claims = decode_claims(user["idToken"])
+    assert (claims["iat"], claims["auth_time"], claims["exp"]) == (1893456000, 1893456000, 1893459600)
+    started = v2(capi, "mfaEnrollment:start", {"idToken": user["idToken"], "totpEnrollmentInfo": {}}).json()
+    secret = started["totpSessionInfo"]["sharedSecretKey"]
+    assert started["totpSessionInfo"]["finalizeEnrollmentTime"] == "2030-01-01T00:10:00.000Z"
+    finalized = v2(capi, "mfaEnrollment:finalize", {"idToken": user["idToken"], "totpVerificationInfo": {
+        "sessionInfo": started["totpSessionInfo"]["sessionInfo"], "verificationCode": totp(secret, 1893456000)}})
+    assert finalized.status_code == 200, finalized.text
+    found = capi.v1("accounts:lookup", {"idToken": finalized.json()["idToken"]}).json()["users"][0]
+    assert (found["createdAt"], found["lastLoginAt"]) == ("1893456000000", "1893456000000")
+    assert found["mfaInfo"][0]["enrolledAt"] == "2030-01-01T00:00:00.000Z"
+
+    shown = cli("clock", daemon=clock_daemon)
+    assert shown.stdout.startswith("2030-01-01T00:00:00.000Z (offset ") and shown.stdout.strip().endswith(
+        " s, frozen)")
+    clock_daemon.stop()
+    clock_daemon.start()
+    assert requests.get(f"{clock_daemon.base}/emulator/v1/clock").json()["now"] == "2030-01-01T00:00:00.000Z"
+    again = cli("clock", "freeze", "2031-06-01T12:00:00Z", daemon=clock_daemon)
+    assert again.returncode == 0 and again.stdout.startswith("2031-06-01T12:00:00.000Z (offset ")
+    resumed = cli("clock", "resume", daemon=clock_daemon)
+    assert resumed.returncode == 0, resumed.stderr
+    assert resumed.stdout.startswith("2031-06-01T12:00:0") and not resumed.stdout.strip().endswith("frozen)")
+    assert requests.get(f"{clock_daemon.base}/emulator/v1/clock").json()["frozen"] is False

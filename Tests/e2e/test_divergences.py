@@ -12,6 +12,8 @@ def test_sign_up_and_sign_in_field_checks(api):
     assert (no_email.status_code, error_message(no_email)) == (400, "MISSING_EMAIL")
     no_password = api.v1("accounts:signUp", {"email": "p@example.com", "returnSecureToken": True})
     assert error_message(no_password) == "MISSING_PASSWORD"
+    both_empty = api.v1("accounts:signUp", {"email": "", "password": ""})
+    assert (both_empty.status_code, error_message(both_empty)) == (400, "INVALID_EMAIL")
     both = api.v1("accounts:signUp", {"idToken": anonymous["idToken"], "localId": "x"}, admin=True)
     assert error_message(both) == "UNEXPECTED_PARAMETER : User ID"
     empty = api.v1("accounts:signInWithPassword", {"email": "", "password": "x"})

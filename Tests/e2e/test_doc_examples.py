@@ -42,6 +42,8 @@ def test_a_guide_example_runs(guide_daemon, guide, command):
     base = guide_daemon.base
     # Each example starts from the default settings (one turns on app verification).
     requests.delete(f"{base}/emulator/v1/projects/demo-project/config").raise_for_status()
+    # … and from the real, running time (one freezes the clock).
+    requests.post(f"{base}/emulator/v1/clock:reset", json={}).raise_for_status()
     # The SMS outbox example waits for a pending code to +15555550100: one is sent first.
     requests.post(f"{base}/identitytoolkit.googleapis.com/v1/accounts:sendVerificationCode",
                   params={"key": "any"}, json={"phoneNumber": "+15555550100"}).raise_for_status()

@@ -12,7 +12,7 @@ from test_mfa import totp, v2, verified_email_user
 
 TOOLS = {"list_users", "get_user", "create_user", "delete_user", "latest_sms_code", "totp_code",
          "email_action_links", "apns_pushes", "set_test_phone_numbers", "set_mfa", "advance_clock",
-         "reset_project"}
+         "freeze_clock", "resume_clock", "reset_project"}
 
 
 def with_mcp(url, body, project=PROJECT):
@@ -157,6 +157,12 @@ def test_phone_numbers_totp_links_pushes_and_clock(api):
         pushes = (await call(session, "apns_pushes"))["apnsPushes"]
         assert [(p["deviceToken"], p["receipt"]) for p in pushes] == [("mcp-device", receipt["receipt"])]
         assert pushes[0]["simctlPayload"]["Simulator Target Bundle"]
+        frozen = await call(session, "freeze_clock", {"time": "2030-01-01T00:00:00Z"})
+        assert frozen == {"now": "2030-01-01T00:00:00.000Z", "frozen": True}
+        assert (await call(session, "advance_clock", {"seconds": 60}))["now"] == "2030-01-01T00:01:00.000Z"
+        assert await call(session, "resume_clock") == {"now": "2030-01-01T00:01:00.000Z", "frozen": False}
+        assert await failure(session, "freeze_clock", {"time": "soon"}) == (
+            "INVALID_ARGUMENT : time must be an RFC 3339 date-time, e.g. 2030-01-01T00:00:00Z")
         await call(session, "reset_project")
         return await call(session, "apns_pushes")
     assert with_mcp(api.base, body) == {"apnsPushes": []}

@@ -103,6 +103,15 @@ def test_config_tenant_and_clock_changes_on_a_apply_on_b_within_a_second(pair):
     moved = requests.post(f"{a.base}/emulator/v1/clock:advance", json={"seconds": 3600})
     assert moved.json()["offsetSeconds"] == 3600
     assert within(1.0, lambda: requests.get(f"{b.base}/emulator/v1/clock").json()["offsetSeconds"] == 3600) < 1.0
+    frozen = requests.post(f"{a.base}/emulator/v1/clock:set", json={"time": "2030-01-01T00:00:00Z", "freeze": True})
+    assert frozen.json()["frozen"] is True
+    assert within(1.0, lambda: requests.get(f"{b.base}/emulator/v1/clock").json()["now"]
+                  == "2030-01-01T00:00:00.000Z") < 1.0
+    created = sign_up(b, "frozen@example.com").json()
+    found = b.v1("accounts:lookup", {"idToken": created["idToken"]}).json()["users"][0]
+    assert (found["createdAt"], found["lastLoginAt"]) == ("1893456000000", "1893456000000")
+    requests.post(f"{a.base}/emulator/v1/clock:reset", json={}).raise_for_status()
+    assert within(1.0, lambda: requests.get(f"{b.base}/emulator/v1/clock").json()["frozen"] is False) < 1.0
 
 
 def test_an_sms_sent_through_a_wakes_a_long_poll_on_b(pair):

@@ -38,7 +38,7 @@ extension Emulator {
                 tx, request, caller: caller, random: random, nowMillis: nowMillis)
             try Emulator.setSignUpCredentials(
                 tx, &user, request, caller: caller, settings: settings, random: random, nowMillis: nowMillis)
-            if request.idToken == nil, request.email == nil, request.password == nil, !caller.isAdmin {
+            if request.idToken == nil, request.email == nil, request.password?.isEmpty != false, !caller.isAdmin {
                 if !settings.anonymousEnabled { throw AuthError.adminOnlyOperation }
                 provider = "anonymous"
             } else if request.idToken == nil, !caller.isAdmin {
@@ -74,14 +74,19 @@ extension Emulator {
         if request.localId != nil, !caller.isAdmin || request.idToken != nil {
             throw AuthError("UNEXPECTED_PARAMETER", "User ID")
         }
+        guard !caller.isAdmin else { return }
         // As firebase-tools: a client's sign-up that names an account, an email or a password is
         // an email/password one, and needs both (an anonymous account cannot become a password
-        // session without an address).
-        if !caller.isAdmin, request.idToken != nil || request.email != nil || request.password != nil {
+        // session without an address). Empty strings name nothing, as in production's protos, but
+        // an empty address with nothing else is INVALID_EMAIL, not an anonymous sign-up.
+        if [request.idToken, request.email, request.password].contains(where: { $0?.isEmpty == false }) {
             guard request.email?.isEmpty == false else { throw AuthError.missingEmail }
             guard request.password?.isEmpty == false else { throw AuthError.missingPassword }
+        } else if request.email != nil {
+            if !settings.anonymousEnabled { throw AuthError.adminOnlyOperation }
+            throw AuthError.invalidEmail
         }
-        if !caller.isAdmin, request.email != nil || request.password != nil {
+        if request.email != nil || request.password?.isEmpty == false {
             try verifyPasswordRecaptcha(
                 tx, token: request.captchaResponse, clientType: request.clientType, version: request.recaptchaVersion,
                 scope: caller.scope, settings: settings)
@@ -122,7 +127,9 @@ extension Emulator {
             user.email = normalized
             if !caller.isAdmin, request.password?.isEmpty != false { throw AuthError.missingPassword }
             if !settings.passwordSignUpEnabled, !caller.isAdmin { throw AuthError.operationNotAllowed }
-        } else if request.password != nil, !caller.isAdmin || request.idToken != nil {
+        } else if let password = request.password, !caller.isAdmin || request.idToken != nil {
+            // A client's empty password and nothing else is an anonymous sign-up (`checkSignUp`).
+            if password.isEmpty, request.idToken == nil { return }
             throw AuthError.missingEmail
         }
         if let password = request.password {
@@ -136,7 +143,7 @@ extension Emulator {
     static func setSignUpProfile(
         _ tx: any StoreTransaction, _ user: inout UserRecord, _ request: SignUpRequest, caller: Caller
     ) throws {
-        let passwordAccount = request.idToken != nil || request.email != nil || request.password != nil
+        let passwordAccount = request.idToken != nil || request.email != nil || request.password?.isEmpty == false
         if caller.isAdmin || passwordAccount, let name = request.displayName { user.displayName = name }
         guard caller.isAdmin else { return }
         if let photo = request.photoUrl { user.photoUrl = photo }

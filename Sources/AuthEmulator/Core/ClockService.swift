@@ -1,57 +1,100 @@
 import Foundation
 
-/// `/emulator/v1/clock` and `authemu clock`: read and move the emulator's time.
+/// `/emulator/v1/clock` and `authemu clock`: read, move, freeze and resume the emulator's time.
 public struct SetClockRequest: Decodable, Sendable {
     public var time: String?
+    /// `true` stops the clock at `time` (or at the current instant when `time` is absent); `false`
+    /// lets it run; absent keeps it as it is.
+    public var freeze: Bool?
 }
 
 public struct AdvanceClockRequest: Decodable, Sendable {
     public var seconds: Double?
 }
 
+/// The clock as `/`, the inspector and `authemu clock` show it.
+public struct ClockReading: Sendable {
+    public var now: Date
+    public var offsetSeconds: Double
+    public var frozen: Bool
+    /// The real, running time.
+    public var isReal: Bool { !frozen && offsetSeconds == 0 }
+}
+
 extension Emulator {
-    /// `{"now": RFC 3339, "offsetSeconds": N}`.
+    public func clockReading() -> ClockReading {
+        let setting = movableClock.setting
+        return ClockReading(
+            now: clock.now(), offsetSeconds: movableClock.offsetSeconds, frozen: setting.frozenAt != nil)
+    }
+
+    /// `{"now": RFC 3339, "offsetSeconds": N, "frozen": Bool}`.
     public func clockState() -> JSONValue {
-        .object([
-            "now": .string(clock.now().rfc3339Millis),
-            "offsetSeconds": .number(movableClock.offsetSeconds),
+        let reading = clockReading()
+        return .object([
+            "now": .string(reading.now.rfc3339Millis), "offsetSeconds": .number(reading.offsetSeconds),
+            "frozen": .bool(reading.frozen),
         ])
     }
 
+    /// Moves the clock by `seconds`; a frozen clock stays frozen at the moved instant.
     public func advanceClock(_ request: AdvanceClockRequest) async throws -> JSONValue {
         guard let seconds = request.seconds else { throw AuthError("MISSING_SECONDS", "seconds is required.") }
         guard seconds.isFinite, abs(seconds) <= Self.maximumClockOffset else {
             throw AuthError("INVALID_SECONDS", "seconds must be a number of at most \(Int(Self.maximumClockOffset)).")
         }
-        return try await moveClock(to: movableClock.offsetSeconds + seconds)
+        let setting = movableClock.setting
+        guard let frozenAt = setting.frozenAt else {
+            return try await save(ClockSetting(offsetSeconds: setting.offsetSeconds + seconds))
+        }
+        return try await moveClock(to: frozenAt + seconds, frozen: true)
     }
 
+    /// Sets the time, freezes or lets the clock run (`freeze`), or both.
     public func setClock(_ request: SetClockRequest) async throws -> JSONValue {
-        guard let text = request.time else { throw AuthError("MISSING_TIME", "time is required.") }
+        let frozen = request.freeze ?? (movableClock.setting.frozenAt != nil)
+        guard let text = request.time else {
+            switch request.freeze {
+            case true?: return try await moveClock(to: clock.now(), frozen: true)
+            case false?: return try await resumeClock()
+            case nil: throw AuthError("MISSING_TIME", "time is required.")
+            }
+        }
         guard let time = Self.parseRFC3339(text) else {
             throw AuthError("INVALID_TIME", "time must be an RFC 3339 date-time, e.g. 2030-01-01T00:00:00Z.")
         }
-        return try await moveClock(to: time.timeIntervalSince(movableClock.base.now()))
+        return try await moveClock(to: time, frozen: frozen)
+    }
+
+    /// Lets a frozen clock run again from the instant it stands at.
+    public func resumeClock() async throws -> JSONValue {
+        guard let frozenAt = movableClock.setting.frozenAt else { return clockState() }
+        return try await moveClock(to: frozenAt, frozen: false)
     }
 
     public func resetClock() async throws -> JSONValue {
-        try await moveClock(to: 0)
+        try await save(.real)
     }
 
-    /// Reads the stored offset at start.
-    public func restoreClockOffset() async throws {
-        movableClock.setOffset(try await store.read { tx in try tx.clockOffset() })
+    /// Reads the stored setting at start, and when another daemon on the database changed it.
+    public func restoreClockSetting() async throws {
+        movableClock.apply(try await store.read { tx in try tx.clockSetting() })
     }
 
-    /// Durably stores the offset, then moves the clock (a crash in between keeps the old time).
-    private func moveClock(to offset: Double) async throws -> JSONValue {
-        guard abs(offset) <= Self.maximumClockOffset else {
+    private func moveClock(to time: Date, frozen: Bool) async throws -> JSONValue {
+        try await save(
+            ClockSetting(offsetSeconds: time.timeIntervalSince(movableClock.base.now()), frozenAt: frozen ? time : nil))
+    }
+
+    /// Durably stores the setting, then applies it (a crash in between keeps the old time).
+    private func save(_ setting: ClockSetting) async throws -> JSONValue {
+        guard abs(setting.offsetSeconds) <= Self.maximumClockOffset else {
             throw AuthError("INVALID_TIME", "the clock can move at most 100 years from the real time.")
         }
-        try await store.write { tx in try tx.saveClockOffset(offset) }
-        movableClock.setOffset(offset)
-        logger.notice(
-            "clock moved: now \(clock.now().rfc3339Millis) (offset \(offset) s)", metadata: ["event": "clock"])
+        try await store.write { tx in try tx.saveClockSetting(setting) }
+        movableClock.apply(setting)
+        let how = setting.frozenAt == nil ? "offset \(movableClock.offsetSeconds) s" : "frozen"
+        logger.notice("clock moved: now \(clock.now().rfc3339Millis) (\(how))", metadata: ["event": "clock"])
         return clockState()
     }
 

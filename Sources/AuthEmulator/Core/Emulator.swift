@@ -94,7 +94,7 @@ public final class Emulator: Sendable {
         case .settings: settingsChanged()
         case .sms: Task { await outboxSignal.notify() }
         case .apns: Task { await pushSignal.notify() }
-        case .clock: Task { try? await restoreClockOffset() }
+        case .clock: Task { try? await restoreClockSetting() }
         }
     }
 

@@ -89,7 +89,7 @@ public protocol TotpSessionRepository {
 /// Everything one transaction can touch.
 public protocol StoreTransaction: UserRepository, TenantRepository, ConfigRepository, OobCodeRepository,
     IdpConfigRepository, SmsOutboxRepository, TotpSessionRepository, AppVerificationRepository,
-    SigningKeyRepository, ClockOffsetRepository, InspectorRepository
+    SigningKeyRepository, ClockSettingRepository, InspectorRepository
 {}
 
 /// What a committed write changed that other processes keep in memory: caches of settings, the

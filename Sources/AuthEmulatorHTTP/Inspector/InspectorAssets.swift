@@ -13,6 +13,8 @@ enum InspectorAssets {
         .brand { font-weight: 700; color: var(--fg); text-decoration: none; }
         nav { display: flex; flex-wrap: wrap; gap: .25rem 1rem; align-items: center; }
         nav .scope { font-family: ui-monospace, monospace; color: var(--muted); }
+        .clock { margin-left: auto; padding: .1rem .5rem; border: 1px solid var(--danger); border-radius: 4px;
+          color: var(--danger); font-size: .9rem; }
         main { padding: 1rem; max-width: 80rem; margin: 0 auto; }
         h1 { font-size: 1.4rem; margin: .2rem 0 1rem; overflow-wrap: anywhere; }
         h2 { font-size: 1.1rem; margin: .2rem 0 .6rem; }

@@ -34,6 +34,7 @@ struct InspectorPages: Sendable {
         let (csrf, isNew) = InspectorAccess.csrfToken(request)
         var values = values
         values["csrf"] = csrf
+        values["clock"] = InspectorViews.clockBadge(emulator.clockReading())
         let html = Self.library.render(values, withTemplate: template) ?? ""
         var headers = Self.securityHeaders
         headers[.contentType] = "text/html; charset=utf-8"

@@ -31,6 +31,9 @@ enum InspectorTemplates {
         <a href="{{scopePath}}/tools">Tools</a>
         </nav>
         {{/scopePath}}
+        {{#clock}}
+        <span class="clock" data-testid="clock" title="authemu clock; offset {{offset}} s">Clock {{state}} {{#time}}<time datetime="{{iso}}" title="{{utc}}">{{utc}}</time>{{/time}}</span>
+        {{/clock}}
         </header>
         <main>
         {{#notice}}<p class="notice" role="status" data-testid="notice">{{notice}}</p>{{/notice}}

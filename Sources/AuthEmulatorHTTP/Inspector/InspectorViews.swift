@@ -42,6 +42,14 @@ enum InspectorViews {
         return time(Date(timeIntervalSince1970: value))
     }
 
+    /// The header's note that the daemon's clock is not the real time (nil when it is).
+    static func clockBadge(_ reading: ClockReading) -> [String: Any]? {
+        guard !reading.isReal else { return nil }
+        let offset = reading.offsetSeconds.formatted(.number.precision(.fractionLength(0...3)).grouping(.never))
+        let state = reading.frozen ? "frozen at" : "moved to"
+        return ["state": state, "time": time(reading.now), "offset": (reading.offsetSeconds >= 0 ? "+" : "") + offset]
+    }
+
     static func time(_ date: Date) -> [String: String] {
         let iso = date.rfc3339Millis
         return ["iso": iso, "utc": iso.replacingOccurrences(of: "T", with: " ")]
