@@ -174,3 +174,23 @@ def test_a_totp_factor_added_in_the_page_scans_to_its_uri(api, daemon, browser, 
     assert scanner, "zbar-tools is installed by scripts/setup-deps --test"
     scanned = subprocess.run([scanner, "--raw", "-q", str(image)], capture_output=True, text=True, timeout=30)
     assert scanned.stdout.strip() == uri
+
+
+def test_the_header_says_when_the_clock_is_frozen_or_moved(api, daemon, browser):
+    browser.get(f"{daemon.base}{UI}/users")
+    assert browser.find_elements(By.CSS_SELECTOR, '[data-testid="clock"]') == []
+    ok(requests.post(f"{daemon.base}/emulator/v1/clock:set", json={"time": "2030-01-01T00:00:00Z", "freeze": True}))
+    browser.get(f"{daemon.base}{UI}/users")
+    badge = browser.find_element(By.CSS_SELECTOR, '[data-testid="clock"]')
+    assert badge.text.startswith("Clock frozen at ")
+    assert badge.find_element(By.TAG_NAME, "time").get_attribute("datetime") == "2030-01-01T00:00:00.000Z"
+    shot(browser, "clock-frozen")
+    browser.set_window_size(390, 844)
+    browser.get(f"{daemon.base}{UI}/users")
+    shot(browser, "clock-frozen-narrow")
+    ok(requests.post(f"{daemon.base}/emulator/v1/clock:resume", json={}))
+    browser.get(f"{daemon.base}/emulator/ui/")
+    assert browser.find_element(By.CSS_SELECTOR, '[data-testid="clock"]').text.startswith("Clock moved to ")
+    ok(requests.post(f"{daemon.base}/emulator/v1/clock:reset", json={}))
+    browser.get(f"{daemon.base}/emulator/ui/")
+    assert browser.find_elements(By.CSS_SELECTOR, '[data-testid="clock"]') == []
