@@ -8,6 +8,8 @@ public struct SendOobCodeRequest: Decodable, Sendable {
     public var idToken: String?
     public var continueUrl: String?
     public var canHandleCodeInApp: Bool?
+    /// The Hosting domain of in-app links (`ActionCodeSettings.linkDomain`).
+    public var linkDomain: String?
     public var returnOobLink: Bool?
     public var captchaResp: String?
     public var captchaResponse: String?
@@ -54,9 +56,12 @@ extension Emulator {
                 context.messageType = emailType
                 try hooks.beforeSend(.beforeSendEmail, user: shown, settings: settings, scope: scope, context: context)
             }
-            let link = Emulator.actionLink(
+            let linkDomain = try LinkDomain.checked(
+                request.linkDomain, projectId: scope.projectId, hostingDomains: settings.emulator.hostingDomains)
+            var link = Emulator.actionLink(
                 base: options.linkBase(for: caller), mode: type.actionMode, code: code,
                 continueUrl: request.continueUrl, tenantId: scope.tenantId)
+            if let linkDomain, request.canHandleCodeInApp == true { link = LinkDomain.wrap(link, in: linkDomain) }
             let oob = OobCode(
                 email: target.email, newEmail: target.newEmail, requestType: type, oobCode: code, oobLink: link,
                 localId: target.localId, createdAt: created)

@@ -28,6 +28,9 @@ public struct EmulatorSettings: Sendable, Equatable {
     public var totpReplayProtection = true
     /// Seconds an email action code (OOB) stays valid (`EXPIRED_OOB_CODE` afterwards).
     public var oobCodeLifetimeSeconds: Int = 3600
+    /// The project's custom Firebase Hosting domains: when listed, an action link's `linkDomain`
+    /// must be one of them or the project's own (`INVALID_HOSTING_LINK_DOMAIN`).
+    public var hostingDomains: [String] = []
 
     public init() {}
 
@@ -48,6 +51,7 @@ public struct EmulatorSettings: Sendable, Equatable {
             totpEnrollmentLifetimeSeconds = number
         }
         if let number = value["oobCodeLifetimeSeconds"]?.doubleValue?.truncatedInt { oobCodeLifetimeSeconds = number }
+        if let domains = value["hostingDomains"]?.arrayValue { hostingDomains = domains.compactMap(\.stringValue) }
     }
 
     /// Validates an `emulatorSettings` object from the REST API or the config file.
@@ -64,6 +68,14 @@ public struct EmulatorSettings: Sendable, Equatable {
             if key == "appVerification" {
                 guard let mode = field.stringValue?.lowercased(), mode == "off" || mode == "enforce" else {
                     throw AuthError("INVALID_CONFIG", "emulatorSettings.appVerification must be off or enforce")
+                }
+                continue
+            }
+            if key == "hostingDomains" {
+                guard let domains = field.arrayValue,
+                    domains.allSatisfy({ field in field.stringValue.map { LinkDomain.isHostname($0) } == true })
+                else {
+                    throw AuthError("INVALID_CONFIG", "emulatorSettings.hostingDomains must be a list of host names")
                 }
                 continue
             }
