@@ -9,7 +9,14 @@ enum PostgresSchema {
         ("pg1-initial", initial),
         ("pg2-email-lookups-in-uid-order", emailLookupsInUidOrder),
         ("pg3-clock-freeze", "ALTER TABLE clock_offset ADD COLUMN frozen_at DOUBLE PRECISION"),
+        ("pg4-sms-status-index", smsStatusIndex),
     ]
+
+    /// A phone's pending codes are found in the index, not by reading every code it was ever sent.
+    private static let smsStatusIndex = """
+        CREATE INDEX sms_messages_scope_status ON sms_messages (project_id, tenant_id, phone_number, purpose, status, id);
+        DROP INDEX sms_messages_scope
+        """
 
     /// Email lookups answer in localId order: with the order in the index, the planner never
     /// walks every user of a scope through the primary key instead (it did on a table grown

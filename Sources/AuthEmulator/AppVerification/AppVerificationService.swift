@@ -53,9 +53,11 @@ extension Emulator {
     }
 
     /// Uses up one injected credential failure, in its own transaction so that it stays used
-    /// when the request then fails.
+    /// when the request then fails. Without enforcement (the cached settings say so) there is
+    /// nothing to use up, and no write.
     func takeCredentialFault(_ scope: Scope) async throws -> Bool {
-        try await store.write { tx in
+        if let cached = settingsCache.lookup(scope).0, !cached.emulator.appVerificationEnforced { return false }
+        return try await store.write { tx in
             guard try self.settings(tx, scope, create: false).emulator.appVerificationEnforced else { return false }
             return try tx.takeFault(scope, .credential)
         }
