@@ -28,9 +28,11 @@ extension Emulator {
             now: clock.now(), offsetSeconds: movableClock.offsetSeconds, frozen: setting.frozenAt != nil)
     }
 
-    /// `{"now": RFC 3339, "offsetSeconds": N, "frozen": Bool}`.
-    public func clockState() -> JSONValue {
-        let reading = clockReading()
+    /// `{"now": RFC 3339, "offsetSeconds": N, "frozen": Bool}`; `now` may name the instant a
+    /// change set the clock to (a running clock has moved on by the time the write committed).
+    public func clockState(setTo instant: Date? = nil) -> JSONValue {
+        var reading = clockReading()
+        if let instant { reading.now = instant }
         return .object([
             "now": .string(reading.now.rfc3339Millis), "offsetSeconds": .number(reading.offsetSeconds),
             "frozen": .bool(reading.frozen),
@@ -81,13 +83,15 @@ extension Emulator {
         movableClock.apply(try await store.read { tx in try tx.clockSetting() })
     }
 
+    /// Sets the clock to `time`, frozen or running from there; answers `time` as `now`.
     private func moveClock(to time: Date, frozen: Bool) async throws -> JSONValue {
         try await save(
-            ClockSetting(offsetSeconds: time.timeIntervalSince(movableClock.base.now()), frozenAt: frozen ? time : nil))
+            ClockSetting(offsetSeconds: time.timeIntervalSince(movableClock.base.now()), frozenAt: frozen ? time : nil),
+            setTo: time)
     }
 
     /// Durably stores the setting, then applies it (a crash in between keeps the old time).
-    private func save(_ setting: ClockSetting) async throws -> JSONValue {
+    private func save(_ setting: ClockSetting, setTo instant: Date? = nil) async throws -> JSONValue {
         guard abs(setting.offsetSeconds) <= Self.maximumClockOffset else {
             throw AuthError("INVALID_TIME", "the clock can move at most 100 years from the real time.")
         }
@@ -95,7 +99,7 @@ extension Emulator {
         movableClock.apply(setting)
         let how = setting.frozenAt == nil ? "offset \(movableClock.offsetSeconds) s" : "frozen"
         logger.notice("clock moved: now \(clock.now().rfc3339Millis) (\(how))", metadata: ["event": "clock"])
-        return clockState()
+        return clockState(setTo: instant)
     }
 
     /// 100 years either way.
