@@ -4,15 +4,13 @@ extension Emulator {
     /// The one reset. A scope's accounts and everything sent or armed for them: email action codes,
     /// the SMS outbox (and with it the pending verification codes), APNs pushes and injected
     /// app-verification faults. `DELETE …/accounts`, the inspector's "delete all", `authemu reset`,
-    /// the helper library's `reset()` and the MCP tool all come here. Returns how many accounts went.
-    static func clearScope(_ tx: any StoreTransaction, _ scope: Scope) throws -> Int {
-        let removed = try tx.countUsers(scope)
+    /// the helper library's `reset()` and the MCP tool all come here.
+    static func clearScope(_ tx: any StoreTransaction, _ scope: Scope) throws {
         try tx.deleteAllUsers(scope)
         try tx.deleteAllOobCodes(scope)
         try tx.deleteAllSms(scope)
         try tx.deletePushes(scope)
         for fault in InjectedFault.allCases { try tx.setFault(scope, fault, count: 0) }
-        return removed
     }
 
     /// `authemu reset`: `clearScope` on the project and every tenant of it, keeping its
@@ -25,14 +23,19 @@ extension Emulator {
             }
             let scopes =
                 [Scope(projectId: projectId)] + tenants.sorted().map { Scope(projectId: projectId, tenantId: $0) }
-            return try scopes.reduce(0) { removed, scope in removed + (try Self.clearScope(tx, scope)) }
+            var removed = 0
+            for scope in scopes {
+                removed += try tx.countUsers(scope)
+                try Self.clearScope(tx, scope)
+            }
+            return removed
         }
     }
 
     /// `DELETE /emulator/v1/projects/{p}[/tenants/{t}]/accounts`: `clearScope` on that scope
     /// (firebase-tools removes only the accounts, and leaves their codes for the next test to find).
     public func deleteAllAccounts(_ scope: Scope) async throws -> JSONValue {
-        _ = try await store.write { tx in try Self.clearScope(tx, scope) }
+        try await store.write { tx in try Self.clearScope(tx, scope) }
         return .object([:])
     }
 
