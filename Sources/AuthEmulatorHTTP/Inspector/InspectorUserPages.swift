@@ -57,7 +57,9 @@ extension InspectorPages {
         guard form["confirm"] == "yes" else {
             return confirmation(
                 request, scope, question: "Delete every user of \(InspectorViews.scopeLabel(scope))?",
-                detail: "Their accounts, factors and sessions are removed; configuration and outboxes stay.",
+                detail:
+                    "Their accounts, factors and sessions go, and with them the scope's email codes, SMS and APNs "
+                    + "messages and armed app-verification failures; configuration stays.",
                 action: "\(path)/users/clear", verb: "Delete every user", back: "\(path)/users")
         }
         _ = try await emulator.deleteAllAccounts(scope)
