@@ -122,4 +122,38 @@ struct LinkDomainTests {
             #expect(signedIn["email"] == "inapp@example.com")
         }
     }
+
+    @Test(
+        "notification.sendEmail.callbackUri: links open the project's own action handler, with production's parameters")
+    func customActionHandler() async throws {
+        try await Harness().run { client in
+            try await client.signUp("links@example.com").ok()
+            func handler(_ uri: String) async throws -> Harness.Reply {
+                try await client.call(
+                    .patch,
+                    "/identitytoolkit.googleapis.com/v2/projects/example/config?updateMask=notification.sendEmail.callbackUri",
+                    #"{"notification":{"sendEmail":{"callbackUri":"\#(uri)"}}}"#, admin: true)
+            }
+            #expect(try await handler("https://app.example.com/auth/action").status == 200)
+            let plain = try await Self.resetLink(client, [:])
+            let code = plain.string("oobCode")
+            #expect(
+                plain.string("oobLink")
+                    == "https://app.example.com/auth/action?mode=resetPassword&lang=en&oobCode=\(code)&apiKey=fake-api-key&continueUrl=http%3A%2F%2Flocalhost%2F%3Fa%3D1%26b%3D2%23c%3D3"
+            )
+            let wrapped = try await Self.resetLink(
+                client, ["canHandleCodeInApp": true, "linkDomain": .string(Self.domain)])
+            #expect(Self.actionURL(wrapped.string("oobLink"))?.host == "app.example.com")
+            #expect(try await handler("https://app.example.com/a?x=1").status == 200)
+            #expect(
+                try await Self.resetLink(client, [:]).string("oobLink").hasPrefix("https://app.example.com/a?x=1&mode=")
+            )
+            let bad = try await handler("not a url")
+            #expect(bad.status == 400)
+            #expect(bad.errorMessage == "INVALID_CONFIG : notification.sendEmail.callbackUri must be an absolute URL")
+            let reset = try await client.v1(
+                "accounts:resetPassword", ["oobCode": .string(code), "newPassword": "another123"])
+            #expect(reset.status == 200)
+        }
+    }
 }

@@ -46,3 +46,19 @@ def test_a_foreign_firebase_hosting_domain_is_refused(api, admin_auth):
     own = auth.ActionCodeSettings(CONTINUE, handle_code_in_app=True, link_domain=f"{PROJECT}.web.app")
     assert urlparse(auth.generate_sign_in_with_email_link("domain@example.com", own, app=app)).hostname == (
         f"{PROJECT}.web.app")
+
+
+def test_a_custom_action_handler_receives_the_links(api, admin_auth):
+    auth, app = admin_auth
+    ok(api.v1("accounts:signUp", {"email": "domain@example.com", "password": "secret123"}))
+    ok(api.admin("PATCH", f"v2/projects/{PROJECT}/config",
+                 {"notification": {"sendEmail": {"callbackUri": "https://app.example.com/auth/action"}}},
+                 params={"updateMask": "notification.sendEmail.callbackUri"}))
+    link = auth.generate_password_reset_link("domain@example.com", auth.ActionCodeSettings(CONTINUE), app=app)
+    parsed = urlparse(link)
+    query = {key: values[0] for key, values in parse_qs(parsed.query).items()}
+    assert (parsed.scheme, parsed.hostname, parsed.path) == ("https", "app.example.com", "/auth/action")
+    assert (query["mode"], query["lang"], query["apiKey"], query["continueUrl"]) == (
+        "resetPassword", "en", "fake-api-key", CONTINUE)
+    reset = api.v1("accounts:resetPassword", {"oobCode": query["oobCode"], "newPassword": "another123"})
+    assert (reset.status_code, reset.json()["email"]) == (200, "domain@example.com")

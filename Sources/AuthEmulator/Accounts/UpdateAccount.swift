@@ -101,8 +101,10 @@ extension Emulator {
         let recovery = OobCode(
             email: initial, requestType: .recoverEmail, oobCode: code,
             oobLink: Emulator.actionLink(
-                base: options.linkBase(for: caller), mode: OobRequestType.recoverEmail.actionMode, code: code,
-                continueUrl: nil, tenantId: caller.scope.tenantId),
+                handler: try settings(tx, caller.scope).actionHandlerURL
+                    ?? "\(options.linkBase(for: caller))/emulator/action",
+                mode: OobRequestType.recoverEmail.actionMode, code: code, continueUrl: nil,
+                tenantId: caller.scope.tenantId),
             localId: change.user.localId, createdAt: change.now.timeIntervalSince1970 * 1000)
         try tx.saveOobCode(caller.scope, recovery)
         return recovery

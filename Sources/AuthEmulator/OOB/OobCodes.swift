@@ -59,8 +59,8 @@ extension Emulator {
             let linkDomain = try LinkDomain.checked(
                 request.linkDomain, projectId: scope.projectId, hostingDomains: settings.emulator.hostingDomains)
             var link = Emulator.actionLink(
-                base: options.linkBase(for: caller), mode: type.actionMode, code: code,
-                continueUrl: request.continueUrl, tenantId: scope.tenantId)
+                handler: settings.actionHandlerURL ?? "\(options.linkBase(for: caller))/emulator/action",
+                mode: type.actionMode, code: code, continueUrl: request.continueUrl, tenantId: scope.tenantId)
             if let linkDomain, request.canHandleCodeInApp == true { link = LinkDomain.wrap(link, in: linkDomain) }
             let oob = OobCode(
                 email: target.email, newEmail: target.newEmail, requestType: type, oobCode: code, oobLink: link,
@@ -144,9 +144,13 @@ extension Emulator {
         return user
     }
 
-    static func actionLink(base: String, mode: String, code: String, continueUrl: String?, tenantId: String?) -> String
+    /// The action URL: the emulator's page (`/emulator/action`) or the project's own handler, with
+    /// production's query parameters.
+    static func actionLink(handler: String, mode: String, code: String, continueUrl: String?, tenantId: String?)
+        -> String
     {
-        var link = "\(base)/emulator/action?mode=\(mode)&lang=en&oobCode=\(code)&apiKey=fake-api-key"
+        let separator = handler.contains("?") ? "&" : "?"
+        var link = "\(handler)\(separator)mode=\(mode)&lang=en&oobCode=\(code)&apiKey=fake-api-key"
         let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
         if let continueUrl, let encoded = continueUrl.addingPercentEncoding(withAllowedCharacters: allowed) {
             link += "&continueUrl=\(encoded)"

@@ -147,6 +147,11 @@ enum ConfigValidation {
         try validateRecaptcha(config["recaptchaConfig"])
         try validateBlockingFunctions(config.value(at: "blockingFunctions.triggers"))
         try SmsRegionPolicy.validate(config["smsRegionConfig"], path: "smsRegionConfig")
+        if let handler = config.value(at: "notification.sendEmail.callbackUri"), handler != .null {
+            guard let uri = handler.stringValue, uri.isEmpty || Validation.isAbsoluteURI(uri) else {
+                throw AuthError("INVALID_CONFIG", "notification.sendEmail.callbackUri must be an absolute URL")
+            }
+        }
     }
 
     static let blockingEvents = Set(BlockingEvent.allCases.map(\.rawValue))

@@ -23,6 +23,9 @@ public struct ScopeSettings: Sendable {
     public var smsRegions = SmsRegionPolicy(nil)
     /// The project's blocking functions (a tenant has no triggers of its own).
     public var blockingFunctions = BlockingFunctionsConfig()
+    /// The project's custom email action handler (`notification.sendEmail.callbackUri`): email
+    /// action links open it instead of the emulator's own page.
+    public var actionHandlerURL: String?
 
     public init() {}
 
@@ -39,6 +42,9 @@ public struct ScopeSettings: Sendable {
         passwordRules = PasswordPolicy(config: passwordPolicy)
         blockingFunctions = BlockingFunctionsConfig(config["blockingFunctions"])
         smsRegions = SmsRegionPolicy(config["smsRegionConfig"])
+        actionHandlerURL = config.value(at: "notification.sendEmail.callbackUri")?.stringValue.flatMap {
+            $0.isEmpty ? nil : $0
+        }
     }
 
     public init(tenant: JSONValue, projectConfig config: JSONValue) {
