@@ -122,36 +122,38 @@ enum PostgresSchema {
     /// Creates the schema and applies what is missing, under a lock so that daemons starting
     /// together migrate once. A database with a migration this build does not know (written by a
     /// newer authemu) is refused and left as it is.
-    static func migrate(_ session: PostgresSession, schema: String) throws {
-        try session.execute("BEGIN")
+    static func migrate(_ session: PostgresSession, schema: String) async throws {
+        try await session.execute("BEGIN")
         do {
-            try session.execute("SELECT pg_advisory_xact_lock(hashtext($1))", [.text("authemu-migrate:\(schema)")])
-            try session.execute("CREATE SCHEMA IF NOT EXISTS \(schema)")
-            try session.execute(
+            try await session.execute(
+                "SELECT pg_advisory_xact_lock(hashtext($1))", [.text("authemu-migrate:\(schema)")])
+            try await session.execute("CREATE SCHEMA IF NOT EXISTS \(schema)")
+            try await session.execute(
                 """
                 CREATE TABLE IF NOT EXISTS \(schema).authemu_migrations (
                     identifier TEXT NOT NULL PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())
                 """)
-            let applied = Set(try session.values(String.self, "SELECT identifier FROM \(schema).authemu_migrations"))
+            let applied = Set(
+                try await session.values(String.self, "SELECT identifier FROM \(schema).authemu_migrations"))
             let known = Set(migrations.map(\.identifier))
             if let unknown = applied.subtracting(known).sorted().first {
                 throw StoreOpenError(
                     "schema \(schema) was written by a newer authemu (migration \"\(unknown)\"); upgrade authemu or use another ?schema="
                 )
             }
-            try session.execute("SET LOCAL search_path TO \(schema)")
+            try await session.execute("SET LOCAL search_path TO \(schema)")
             for migration in migrations where !applied.contains(migration.identifier) {
                 // One statement per query (the extended protocol takes no scripts).
                 let statements = migration.sql.components(separatedBy: ";\n").map {
                     $0.trimmingCharacters(in: CharacterSet(charactersIn: "; \n"))
                 }
-                for statement in statements where !statement.isEmpty { try session.execute(statement) }
-                try session.execute(
+                for statement in statements where !statement.isEmpty { try await session.execute(statement) }
+                try await session.execute(
                     "INSERT INTO authemu_migrations (identifier) VALUES ($1)", [.text(migration.identifier)])
             }
-            try session.execute("COMMIT")
+            try await session.execute("COMMIT")
         } catch {
-            session.rollback()
+            await session.rollback()
             throw error
         }
     }

@@ -15,12 +15,14 @@ enum Bind {
     static func int(_ value: Int) -> Bind { .int(Int64(value)) }
 }
 
-/// One pooled connection, used synchronously from a thread of the store's thread pool (never an
-/// event loop): each query waits for its result (at most `queryTimeout`), so the domain's
-/// synchronous transaction bodies run unchanged.
+/// One pooled connection for one transaction. Its statements are awaited on the connection's own
+/// event loop (`PostgresStore.session` runs the whole transaction there): a statement is written
+/// and its answer read by the thread that runs the body, with no hand-over between threads.
 struct PostgresSession {
     let connection: PostgresConnection
     let logger: Logger
+    /// The store's decoded users, shared by its transactions (see `StoredRecordCache`).
+    let userCache: StoredRecordCache<UserRecord>
     /// Set for the body of a `sessionWrite`: a statement that is not a `SELECT` throws
     /// `NeedsWriteLock`, and the body runs again as a `write`.
     var readsOnly = false
@@ -28,78 +30,87 @@ struct PostgresSession {
     /// Thrown by a change inside a `sessionWrite` body.
     struct NeedsWriteLock: Error {}
 
-    /// How long one query may take. A connection that does not answer in time (a server gone
-    /// mid-query) is closed, so that neither this thread nor the pool waits on it for ever.
-    static let queryTimeout: TimeInterval = 5
+    /// Set for a body's first run outside any transaction: a single `SELECT` is a consistent
+    /// snapshot of its own, so a body that reads once (a lookup, a sign-in, a token refresh) needs
+    /// no `BEGIN` and `COMMIT`, each a round trip to the server. A second statement, or one that is
+    /// not a `SELECT`, throws `NeedsSnapshot`, and the body runs again in a transaction.
+    var single: SingleSelect?
+
+    /// Whether the one statement allowed outside a transaction has been sent.
+    final class SingleSelect {
+        var spent = false
+    }
+
+    /// Thrown by a second statement (or a change) of a body run outside a transaction.
+    struct NeedsSnapshot: Error {}
+
+    /// This session for a body's first run: one `SELECT`, outside any transaction.
+    func singleSelect(readsOnly: Bool) -> PostgresSession {
+        var session = self
+        session.single = SingleSelect()
+        session.readsOnly = readsOnly
+        return session
+    }
 
     /// The rows of a query.
-    func rows(_ sql: String, _ binds: [Bind] = []) throws -> [PostgresRow] {
-        try result(sql, binds).rows
+    func rows(_ sql: String, _ binds: [Bind] = []) async throws -> [PostgresRow] {
+        try await result(sql, binds).rows
     }
 
     /// Runs a statement; returns how many rows it changed.
     @discardableResult
-    func execute(_ sql: String, _ binds: [Bind] = []) throws -> Int {
-        try result(sql, binds).metadata.rows ?? 0
+    func execute(_ sql: String, _ binds: [Bind] = []) async throws -> Int {
+        try await result(sql, binds).metadata.rows ?? 0
     }
 
     /// A statement sent without waiting for its answer; `check` waits for it. The connection runs
-    /// statements in order, so the next query goes out as soon as this one is answered, without
-    /// waking this thread in between.
+    /// statements in order, so the next one goes out at once, in the same write as this one.
     struct Pending {
-        let session: PostgresSession
         let future: EventLoopFuture<PostgresQueryResult>
 
-        func check() throws { _ = try session.wait(for: future) }
+        func check() async throws { _ = try await future.get() }
     }
 
     func send(_ sql: String, _ binds: [Bind] = []) -> Pending {
-        Pending(session: self, future: connection.query(Self.query(sql, binds), logger: logger))
+        Pending(future: start(sql, binds))
     }
 
-    private func result(_ sql: String, _ binds: [Bind]) throws -> PostgresQueryResult {
+    private func result(_ sql: String, _ binds: [Bind]) async throws -> PostgresQueryResult {
         if readsOnly, !sql.hasPrefix("SELECT ") { throw NeedsWriteLock() }
-        return try wait(for: connection.query(Self.query(sql, binds), logger: logger))
+        if let single {
+            guard !single.spent, sql.hasPrefix("SELECT ") else { throw NeedsSnapshot() }
+            single.spent = true
+        }
+        return try await start(sql, binds).get()
     }
 
-    private func wait(for future: EventLoopFuture<PostgresQueryResult>) throws -> PostgresQueryResult {
-        let answered = DispatchSemaphore(value: 0)
-        let outcome = NIOLockedValueBox<Result<PostgresQueryResult, any Error>?>(nil)
-        future.whenComplete { result in
-            outcome.withLockedValue { $0 = result }
-            answered.signal()
-        }
-        guard answered.wait(timeout: .now() + Self.queryTimeout) == .success,
-            let result = outcome.withLockedValue({ $0 })
-        else {
-            connection.close().whenComplete { _ in }
-            throw AuthError.storeUnavailable("PostgreSQL did not answer within \(Int(Self.queryTimeout)) s")
-        }
-        return try result.get()
+    /// The query as postgres-nio's future: all rows and the command tag in one value.
+    private func start(_ sql: String, _ binds: [Bind]) -> EventLoopFuture<PostgresQueryResult> {
+        connection.query(Self.query(sql, binds), logger: logger)
     }
 
     /// Commits; a transaction the server had already aborted (it answers ROLLBACK) is an error,
     /// never an acknowledgement.
-    func commit() throws {
-        guard try result("COMMIT", []).metadata.command == "COMMIT" else {
+    func commit() async throws {
+        guard try await result("COMMIT", []).metadata.command == "COMMIT" else {
             throw AuthError.storeUnavailable("PostgreSQL rolled the transaction back")
         }
     }
 
     /// Ends a failed transaction. Its own failure is not reported: the transaction is lost either
     /// way, and a broken connection is replaced by the pool.
-    func rollback() {
-        do { try execute("ROLLBACK") } catch {}
+    func rollback() async {
+        do { try await execute("ROLLBACK") } catch {}
     }
 
     /// The first column of the first row.
-    func value<T: PostgresDecodable>(_ type: T.Type, _ sql: String, _ binds: [Bind] = []) throws -> T? {
-        try rows(sql, binds).first.map { try $0.makeRandomAccess()[0].decode(T.self) }
+    func value<T: PostgresDecodable>(_ type: T.Type, _ sql: String, _ binds: [Bind] = []) async throws -> T? {
+        try await rows(sql, binds).first.map { try $0.makeRandomAccess()[0].decode(T.self) }
     }
 
     /// The first column of every row.
-    func values<T: PostgresDecodable>(_ type: T.Type, _ sql: String, _ binds: [Bind] = []) throws -> [T] {
-        try rows(sql, binds).map { try $0.makeRandomAccess()[0].decode(T.self) }
+    func values<T: PostgresDecodable>(_ type: T.Type, _ sql: String, _ binds: [Bind] = []) async throws -> [T] {
+        try await rows(sql, binds).map { try $0.makeRandomAccess()[0].decode(T.self) }
     }
 
     private static func query(_ sql: String, _ binds: [Bind]) -> PostgresQuery {

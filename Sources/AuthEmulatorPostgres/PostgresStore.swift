@@ -7,15 +7,15 @@ import NIOPosix
 import PostgresNIO
 
 /// The durable state on PostgreSQL, shared by every daemon pointed at the same database and
-/// schema. Transaction bodies are the domain's synchronous ones: each runs on a thread of this
-/// store's pool with one pooled connection, and waits for each query. Writes take one
+/// schema. Each transaction body runs with one pooled connection on that connection's event loop
+/// (`EventLoopTaskExecutor`), awaiting each statement there. Writes take one
 /// transaction-level lock per schema, so they run one at a time across all daemons (as SQLite's
 /// single writer); reads run in parallel on snapshots. Committed changes are announced with NOTIFY.
 public final class PostgresStore: AuthStore {
     let url: PostgresStoreURL
     let client: PostgresClient
-    let threads: NIOThreadPool
     let logger: Logger
+    let userCache = StoredRecordCache<UserRecord>()
     private let clientTask: Task<Void, Never>
     private let listener = NIOLockedValueBox<Task<Void, Never>?>(nil)
     private let handlers = NIOLockedValueBox<[@Sendable (StoreChange) -> Void]>([])
@@ -36,8 +36,6 @@ public final class PostgresStore: AuthStore {
         let client = PostgresClient(configuration: url.configuration, backgroundLogger: logger)
         self.client = client
         clientTask = Task { await client.run() }
-        threads = NIOThreadPool(numberOfThreads: url.poolSize)
-        threads.start()
         statistics = PlannerStatistics(logger: logger) {
             try await client.withConnection { connection in
                 _ = try await connection.query("ANALYZE users, federated_ids", logger: logger)
@@ -45,7 +43,7 @@ public final class PostgresStore: AuthStore {
         }
         do {
             try await Self.connectOnce(url, logger: logger)
-            try await session { try PostgresSchema.migrate($0, schema: url.schema) }
+            try await session { try await PostgresSchema.migrate($0, schema: url.schema) }
         } catch let error as StoreOpenError {
             await close()
             throw error
@@ -82,46 +80,61 @@ public final class PostgresStore: AuthStore {
         }
     }
 
-    public func read<T: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) throws -> T) async throws -> T {
+    public func read<T: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) async throws -> T) async throws
+        -> T
+    {
         try await session { session in
-            // Not waited for: should it fail, the body's reads ran outside a transaction and their
-            // result is thrown away below.
-            let begin = session.send("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
             do {
-                let value = try body(PostgresTransaction(session: session))
-                try begin.check()
-                // A snapshot that only read has nothing to flush: its end is not waited for (the
-                // connection runs it before the next lease's statements).
-                _ = session.send("COMMIT")
-                return value
-            } catch {
-                session.rollback()
-                throw error
+                return try await body(PostgresTransaction(session: session.singleSelect(readsOnly: false)))
+            } catch is PostgresSession.NeedsSnapshot {
+                return try await Self.snapshotRead(session, body)
             }
         }
     }
 
-    public func write<T: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) throws -> T) async throws -> T {
+    /// A read of several statements, from one snapshot.
+    private static func snapshotRead<T>(
+        _ session: PostgresSession, _ body: @Sendable (any StoreTransaction) async throws -> T
+    ) async throws -> T {
+        // Not waited for: should it fail, the body's reads ran outside a transaction and their
+        // result is thrown away below.
+        let begin = session.send("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        do {
+            let value = try await body(PostgresTransaction(session: session))
+            try await begin.check()
+            // A snapshot that only read has nothing to flush: its end is not waited for (the
+            // connection runs it before the next lease's statements).
+            _ = session.send("COMMIT")
+            return value
+        } catch {
+            await session.rollback()
+            throw error
+        }
+    }
+
+    public func write<T: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) async throws -> T) async throws
+        -> T
+    {
         let channel = self.channel
         return try await session { [statistics] session in
             let begin = session.send("BEGIN")
             do {
                 // One writer at a time across every daemon on this schema, as SQLite's single
                 // writer: each write sees every write committed before it, and none conflict.
-                try session.execute("SELECT pg_advisory_xact_lock(hashtext(current_schema() || ':write'))")
+                try await session.execute("SELECT pg_advisory_xact_lock(hashtext(current_schema() || ':write'))")
                 // Checked before the body runs: without a transaction the lock was already released.
-                try begin.check()
+                try await begin.check()
                 let transaction = PostgresTransaction(session: session)
-                let value = try body(transaction)
+                let value = try await body(transaction)
                 let notices = transaction.changes.sorted { $0.rawValue < $1.rawValue }.map { change in
                     session.send("SELECT pg_notify($1, $2)", [.text(channel), .text(change.rawValue)])
                 }
-                for notice in notices { try notice.check() }
-                try session.commit()
+                for notice in notices { try await notice.check() }
+                try await session.commit()
                 statistics.saved(transaction.savedAccounts)
                 return value
             } catch {
-                session.rollback()
+                await session.rollback()
                 throw error
             }
         }
@@ -130,83 +143,82 @@ public final class PostgresStore: AuthStore {
     /// Reads from one snapshot without the write lock, then stores the session times in their own
     /// statement (no other writer waits for a sign-in). A body that changes anything else runs
     /// again as a `write`.
-    public func sessionWrite<T: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) throws -> T)
+    public func sessionWrite<T: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) async throws -> T)
         async throws -> T
     {
         do {
             return try await session { session in
-                let begin = session.send("BEGIN ISOLATION LEVEL REPEATABLE READ")
-                var reading = session
-                reading.readsOnly = true
-                let transaction = PostgresTransaction(session: reading)
+                var transaction = PostgresTransaction(session: session.singleSelect(readsOnly: true))
+                let value: T
                 do {
-                    let value = try body(transaction)
-                    try begin.check()
-                    // Only reads so far: the snapshot's end is not waited for.
-                    _ = session.send("COMMIT")
-                    for binds in transaction.deferredSessionTimes ?? [] {
-                        try session.execute(PostgresTransaction.saveSessionTimesSQL, binds)
-                    }
-                    return value
-                } catch {
-                    session.rollback()
-                    throw error
+                    value = try await body(transaction)
+                } catch is PostgresSession.NeedsSnapshot {
+                    (value, transaction) = try await Self.snapshotSessionRead(session, body)
                 }
+                for binds in transaction.deferredSessionTimes ?? [] {
+                    try await session.execute(PostgresTransaction.saveSessionTimesSQL, binds)
+                }
+                return value
             }
         } catch is PostgresSession.NeedsWriteLock {
             return try await write(body)
         }
     }
 
+    /// The reads of a `sessionWrite` of several statements, from one snapshot.
+    private static func snapshotSessionRead<T>(
+        _ session: PostgresSession, _ body: @Sendable (any StoreTransaction) async throws -> T
+    ) async throws -> (T, PostgresTransaction) {
+        let begin = session.send("BEGIN ISOLATION LEVEL REPEATABLE READ")
+        var reading = session
+        reading.readsOnly = true
+        let transaction = PostgresTransaction(session: reading)
+        do {
+            let value = try await body(transaction)
+            try await begin.check()
+            // Only reads so far: the snapshot's end is not waited for.
+            _ = session.send("COMMIT")
+            return (value, transaction)
+        } catch {
+            await session.rollback()
+            throw error
+        }
+    }
+
     public func isReady() async -> Bool {
-        (try? await session(deadline: Self.readinessDeadline) { try $0.value(Int32.self, "SELECT 1") }) == 1
+        (try? await session(deadline: Self.readinessDeadline) { try await $0.value(Int32.self, "SELECT 1") }) == 1
     }
 
     public func observeChanges(_ handler: @escaping @Sendable (StoreChange) -> Void) {
         handlers.withLockedValue { $0.append(handler) }
     }
 
-    /// Stops listening, closes the connections and the thread pool.
+    /// Stops listening and closes the connections.
     public func close() async {
         listener.withLockedValue { $0?.cancel() }
         clientTask.cancel()
-        try? await threads.shutdownGracefully()
     }
 
-    /// Runs `work` on a pool thread with a pooled connection, within `deadline`; failures to reach
-    /// the database become 503 `UNAVAILABLE`.
+    /// Runs `work` with a pooled connection on that connection's event loop, within `deadline`;
+    /// failures to reach the database become 503 `UNAVAILABLE`. It runs in the caller's own task:
+    /// a task of its own would cost two more hand-overs between threads on every request.
     @discardableResult
     func session<T: Sendable>(
-        deadline: Duration = PostgresStore.deadline, _ work: @escaping @Sendable (PostgresSession) throws -> T
+        deadline: Duration = PostgresStore.deadline, _ work: @escaping @Sendable (PostgresSession) async throws -> T
     ) async throws -> T {
-        let (client, threads, logger) = (self.client, self.threads, self.logger)
+        let (client, logger, userCache) = (self.client, self.logger, self.userCache)
         do {
-            return try await Self.within(deadline) {
+            return try await StoreDeadline.run(deadline) { limit in
                 try await client.withConnection { connection in
-                    try await threads.runIfActive { try work(PostgresSession(connection: connection, logger: logger)) }
+                    limit.leased(connection)
+                    defer { limit.leased(nil) }
+                    return try await withTaskExecutorPreference(EventLoopTaskExecutor(connection.eventLoop)) {
+                        try await work(PostgresSession(connection: connection, logger: logger, userCache: userCache))
+                    }
                 }
             }
         } catch {
             throw Self.mapped(error)
-        }
-    }
-
-    /// `work`'s result, or 503 after `limit`. The work is not waited for past the limit (a task
-    /// group would wait for it): it is cancelled, and finishes on its own.
-    private static func within<T: Sendable>(_ limit: Duration, _ work: @escaping @Sendable () async throws -> T)
-        async throws -> T
-    {
-        let outcome = FirstOutcome<T>()
-        return try await withCheckedThrowingContinuation { continuation in
-            outcome.waiting(continuation)
-            let worker = Task { outcome.finish(await Result(catching: work)) }
-            // An event loop's timer, not a sleeping task: on Linux every Task.sleep wakes
-            // libdispatch's timer thread twice (set and cancelled), a cost on every request.
-            outcome.timer(
-                MultiThreadedEventLoopGroup.singleton.any().scheduleTask(in: TimeAmount(limit)) {
-                    let unavailable = AuthError.storeUnavailable("PostgreSQL did not answer within \(limit)")
-                    if outcome.finish(.failure(unavailable)) { worker.cancel() }
-                })
         }
     }
 
@@ -241,48 +253,5 @@ public final class PostgresStore: AuthStore {
     ) {
         let current = handlers.withLockedValue { $0 }
         for change in changes { for handler in current { handler(change) } }
-    }
-}
-
-/// Resumes a continuation with whichever outcome comes first; the work's end cancels the timer.
-final class FirstOutcome<T: Sendable>: Sendable {
-    private struct State {
-        var continuation: CheckedContinuation<T, any Error>?
-        var done = false
-        var timer: Scheduled<Void>?
-    }
-    private let state = NIOLockedValueBox(State())
-
-    func waiting(_ continuation: CheckedContinuation<T, any Error>) {
-        state.withLockedValue { $0.continuation = continuation }
-    }
-
-    /// The deadline's task: cancelled at once if the work has already finished.
-    func timer(_ task: Scheduled<Void>) {
-        let finished = state.withLockedValue { state -> Bool in
-            state.timer = task
-            return state.done
-        }
-        if finished { task.cancel() }
-    }
-
-    /// True when this outcome was the first.
-    @discardableResult
-    func finish(_ result: Result<T, any Error>) -> Bool {
-        let (continuation, timer) = state.withLockedValue {
-            state -> (CheckedContinuation<T, any Error>?, Scheduled<Void>?) in
-            guard !state.done else { return (nil, nil) }
-            state.done = true
-            return (state.continuation, state.timer)
-        }
-        timer?.cancel()
-        continuation?.resume(with: result)
-        return continuation != nil
-    }
-}
-
-extension Result where Failure == any Error {
-    init(catching body: () async throws -> Success) async {
-        do { self = .success(try await body()) } catch { self = .failure(error) }
     }
 }

@@ -3,57 +3,57 @@ import Foundation
 
 /// App credentials, the APNs outbox, injected faults, the clock offset and the inspector's reads.
 extension PostgresTransaction {
-    func saveCredential(_ credential: IssuedCredential) throws {
-        try save(.appCredentials, credential.token, credential)
+    func saveCredential(_ credential: IssuedCredential) async throws {
+        try await save(.appCredentials, credential.token, credential)
     }
 
-    func credential(_ token: String) throws -> IssuedCredential? {
-        try record(IssuedCredential.self, .appCredentials, token)
+    func credential(_ token: String) async throws -> IssuedCredential? {
+        try await record(IssuedCredential.self, .appCredentials, token)
     }
 
-    func insertPush(_ push: ApnsPush) throws -> ApnsPush {
+    func insertPush(_ push: ApnsPush) async throws -> ApnsPush {
         guard
-            let id = try session.value(
+            let id = try await session.value(
                 Int64.self,
                 "INSERT INTO apns_pushes (project_id, tenant_id, data) VALUES ($1, $2, ''::bytea) RETURNING id",
                 [.text(push.projectId), .text(push.tenantId ?? "")])
         else { throw AuthError.storeUnavailable("PostgreSQL returned no push id") }
         var stored = push
         stored.id = id
-        try session.execute("UPDATE apns_pushes SET data = $1 WHERE id = $2", [encode(stored), .int(id)])
+        try await session.execute("UPDATE apns_pushes SET data = $1 WHERE id = $2", [encode(stored), .int(id)])
         changed(.apns)
         return stored
     }
 
-    func listPushes(_ scope: Scope, afterId: Int64?, limit: Int?) throws -> [ApnsPush] {
+    func listPushes(_ scope: Scope, afterId: Int64?, limit: Int?) async throws -> [ApnsPush] {
         let (sql, binds) = PostgresTransaction.page(
             "SELECT data FROM apns_pushes WHERE project_id = $1 AND tenant_id = $2", scoped(scope), key: "id",
             after: afterId.map { .int($0) }, limit: limit)
-        return try session.values(Data.self, sql, binds).map { try decode(ApnsPush.self, $0) }
+        return try await session.values(Data.self, sql, binds).map { try decode(ApnsPush.self, $0) }
     }
 
-    func deletePushes(_ scope: Scope) throws {
-        try session.execute("DELETE FROM apns_pushes WHERE project_id = $1 AND tenant_id = $2", scoped(scope))
+    func deletePushes(_ scope: Scope) async throws {
+        try await session.execute("DELETE FROM apns_pushes WHERE project_id = $1 AND tenant_id = $2", scoped(scope))
     }
 
-    func setFault(_ scope: Scope, _ fault: InjectedFault, count: Int) throws {
-        try session.execute(
+    func setFault(_ scope: Scope, _ fault: InjectedFault, count: Int) async throws {
+        try await session.execute(
             """
             INSERT INTO injected_faults (project_id, tenant_id, fault, remaining) VALUES ($1, $2, $3, $4)
             ON CONFLICT (project_id, tenant_id, fault) DO UPDATE SET remaining = EXCLUDED.remaining
             """, scoped(scope) + [.text(fault.rawValue), .int(count)])
     }
 
-    func takeFault(_ scope: Scope, _ fault: InjectedFault) throws -> Bool {
-        try session.execute(
+    func takeFault(_ scope: Scope, _ fault: InjectedFault) async throws -> Bool {
+        try await session.execute(
             """
             UPDATE injected_faults SET remaining = remaining - 1
             WHERE project_id = $1 AND tenant_id = $2 AND fault = $3 AND remaining > 0
             """, scoped(scope) + [.text(fault.rawValue)]) > 0
     }
 
-    func clockSetting() throws -> ClockSetting {
-        guard let row = try session.rows("SELECT seconds, frozen_at FROM clock_offset WHERE id = 1").first else {
+    func clockSetting() async throws -> ClockSetting {
+        guard let row = try await session.rows("SELECT seconds, frozen_at FROM clock_offset WHERE id = 1").first else {
             return .real
         }
         let columns = row.makeRandomAccess()
@@ -63,8 +63,8 @@ extension PostgresTransaction {
         )
     }
 
-    func saveClockSetting(_ setting: ClockSetting) throws {
-        try session.execute(
+    func saveClockSetting(_ setting: ClockSetting) async throws {
+        try await session.execute(
             """
             INSERT INTO clock_offset (id, seconds, frozen_at) VALUES (1, $1, $2)
             ON CONFLICT (id) DO UPDATE SET seconds = EXCLUDED.seconds, frozen_at = EXCLUDED.frozen_at
@@ -72,8 +72,8 @@ extension PostgresTransaction {
         changed(.clock)
     }
 
-    func projectIds() throws -> [String] {
-        try session.values(
+    func projectIds() async throws -> [String] {
+        try await session.values(
             String.self,
             """
             SELECT project_id FROM (SELECT DISTINCT project_id FROM users UNION SELECT project_id FROM project_configs
@@ -82,20 +82,20 @@ extension PostgresTransaction {
     }
 
     /// Each field's own index range (uid, email, phone, display name), merged, in uid order.
-    func searchUsers(_ scope: Scope, prefix: String, after: String?, limit: Int) throws -> [UserRecord] {
+    func searchUsers(_ scope: Scope, prefix: String, after: String?, limit: Int) async throws -> [UserRecord] {
         let lowered = prefix.lowercased()
         var ids = Set<String>()
         for (column, low) in [
             ("local_id", prefix), ("email", lowered), ("phone_number", prefix), ("display_name", lowered),
         ] {
             ids.formUnion(
-                try session.values(
+                try await session.values(
                     String.self,
                     """
                     SELECT local_id FROM users WHERE project_id = $1 AND tenant_id = $2 AND \(column) >= $3
                         AND \(column) < $4 AND local_id > $5 ORDER BY local_id LIMIT $6
                     """, scoped(scope) + [.text(low), .text(low + "\u{FFFF}"), .text(after ?? ""), .int(limit)]))
         }
-        return try ids.sorted().prefix(limit).compactMap { try user(scope, localId: $0) }
+        return try await ids.sorted().prefix(limit).asyncCompactMap { try await user(scope, localId: $0) }
     }
 }

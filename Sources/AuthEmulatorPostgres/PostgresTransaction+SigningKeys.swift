@@ -3,13 +3,13 @@ import Foundation
 
 /// The RS256 signing key of `token_signing: rs256`.
 extension PostgresTransaction {
-    func signingKey() throws -> StoredSigningKey? {
-        try session.values(Data.self, "SELECT data FROM signing_keys ORDER BY created_at DESC, kid LIMIT 1").first
+    func signingKey() async throws -> StoredSigningKey? {
+        try await session.values(Data.self, "SELECT data FROM signing_keys ORDER BY created_at DESC, kid LIMIT 1").first
             .map { try decode(StoredSigningKey.self, $0) }
     }
 
-    func saveSigningKey(_ key: StoredSigningKey) throws {
-        try session.execute(
+    func saveSigningKey(_ key: StoredSigningKey) async throws {
+        try await session.execute(
             """
             INSERT INTO signing_keys (kid, created_at, data) VALUES ($1, $2, $3)
             ON CONFLICT (kid) DO UPDATE SET created_at = EXCLUDED.created_at, data = EXCLUDED.data

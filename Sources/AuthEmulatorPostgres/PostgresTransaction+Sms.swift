@@ -3,13 +3,13 @@ import Foundation
 
 /// The SMS outbox and the proofs of phone conflicts.
 extension PostgresTransaction {
-    private func smsMessages(_ sql: String, _ binds: [Bind]) throws -> [SmsMessage] {
-        try session.values(Data.self, sql, binds).map { try SmsMessage(stored: JSONValue.parse($0)) }
+    private func smsMessages(_ sql: String, _ binds: [Bind]) async throws -> [SmsMessage] {
+        try await session.values(Data.self, sql, binds).map { try SmsMessage(stored: JSONValue.parse($0)) }
     }
 
-    func insertSms(_ message: SmsMessage) throws -> SmsMessage {
+    func insertSms(_ message: SmsMessage) async throws -> SmsMessage {
         guard
-            let id = try session.value(
+            let id = try await session.value(
                 Int64.self,
                 """
                 INSERT INTO sms_messages (project_id, tenant_id, session_info, phone_number, purpose, status,
@@ -24,22 +24,22 @@ extension PostgresTransaction {
         else { throw AuthError.storeUnavailable("PostgreSQL returned no SMS id") }
         var stored = message
         stored.id = id
-        try updateSms(stored)
+        try await updateSms(stored)
         return stored
     }
 
-    func updateSms(_ message: SmsMessage) throws {
-        try session.execute(
+    func updateSms(_ message: SmsMessage) async throws {
+        try await session.execute(
             "UPDATE sms_messages SET status = $1, data = $2 WHERE id = $3",
             [.text(message.status.rawValue), .bytes(Data(message.storedValue.serialized())), .int(message.id)])
         changed(.sms)
     }
 
-    func sms(sessionInfo: String) throws -> SmsMessage? {
-        try smsMessages("SELECT data FROM sms_messages WHERE session_info = $1", [.text(sessionInfo)]).first
+    func sms(sessionInfo: String) async throws -> SmsMessage? {
+        try await smsMessages("SELECT data FROM sms_messages WHERE session_info = $1", [.text(sessionInfo)]).first
     }
 
-    func listSms(_ scope: Scope, _ query: SmsQuery) throws -> [SmsMessage] {
+    func listSms(_ scope: Scope, _ query: SmsQuery) async throws -> [SmsMessage] {
         var sql = "SELECT data FROM sms_messages WHERE project_id = $1 AND tenant_id = $2"
         var binds = scoped(scope)
         func add(_ condition: String, _ bind: Bind) {
@@ -61,36 +61,36 @@ extension PostgresTransaction {
             binds.append(.int(limit))
             sql += " LIMIT $\(binds.count)"
         }
-        return try smsMessages(sql, binds)
+        return try await smsMessages(sql, binds)
     }
 
-    func deleteAllSms(_ scope: Scope) throws {
-        try session.execute("DELETE FROM sms_messages WHERE project_id = $1 AND tenant_id = $2", scoped(scope))
+    func deleteAllSms(_ scope: Scope) async throws {
+        try await session.execute("DELETE FROM sms_messages WHERE project_id = $1 AND tenant_id = $2", scoped(scope))
     }
 
-    func countSms(phoneNumber: String, since: Date) throws -> Int {
+    func countSms(phoneNumber: String, since: Date) async throws -> Int {
         Int(
-            try session.value(
+            try await session.value(
                 Int64.self, "SELECT COUNT(*) FROM sms_messages WHERE phone_number = $1 AND sent_at >= $2",
                 [.text(phoneNumber), .double(since.timeIntervalSince1970)]) ?? 0)
     }
 
-    func countSms(clientIP: String, since: Date) throws -> Int {
+    func countSms(clientIP: String, since: Date) async throws -> Int {
         Int(
-            try session.value(
+            try await session.value(
                 Int64.self, "SELECT COUNT(*) FROM sms_messages WHERE client_ip = $1 AND sent_at >= $2",
                 [.text(clientIP), .double(since.timeIntervalSince1970)]) ?? 0)
     }
 
-    func saveTemporaryProof(_ proof: TemporaryProof) throws {
-        try save(.temporaryProofs, proof.proof, proof)
+    func saveTemporaryProof(_ proof: TemporaryProof) async throws {
+        try await save(.temporaryProofs, proof.proof, proof)
     }
 
-    func temporaryProof(_ proof: String) throws -> TemporaryProof? {
-        try record(TemporaryProof.self, .temporaryProofs, proof)
+    func temporaryProof(_ proof: String) async throws -> TemporaryProof? {
+        try await record(TemporaryProof.self, .temporaryProofs, proof)
     }
 
-    func deleteTemporaryProof(_ proof: String) throws {
-        try delete(.temporaryProofs, proof)
+    func deleteTemporaryProof(_ proof: String) async throws {
+        try await delete(.temporaryProofs, proof)
     }
 }

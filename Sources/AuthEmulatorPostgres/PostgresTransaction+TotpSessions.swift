@@ -3,15 +3,15 @@ import Foundation
 
 /// TOTP enrollments between start and finalize.
 extension PostgresTransaction {
-    func saveTotpSession(_ enrollment: TotpEnrollmentSession) throws {
-        try save(.totpSessions, enrollment.sessionInfo, enrollment)
+    func saveTotpSession(_ enrollment: TotpEnrollmentSession) async throws {
+        try await save(.totpSessions, enrollment.sessionInfo, enrollment)
     }
 
-    func totpSession(_ sessionInfo: String) throws -> TotpEnrollmentSession? {
-        try record(TotpEnrollmentSession.self, .totpSessions, sessionInfo)
+    func totpSession(_ sessionInfo: String) async throws -> TotpEnrollmentSession? {
+        try await record(TotpEnrollmentSession.self, .totpSessions, sessionInfo)
     }
 
-    func deleteTotpSession(_ sessionInfo: String) throws {
-        try delete(.totpSessions, sessionInfo)
+    func deleteTotpSession(_ sessionInfo: String) async throws {
+        try await delete(.totpSessions, sessionInfo)
     }
 }

@@ -54,54 +54,61 @@ final class PostgresTransaction: StoreTransaction {
         static let appCredentials = RecordTable(name: "app_credentials", key: "token")
     }
 
-    func save(_ table: RecordTable, _ key: String, _ value: some Encodable) throws {
-        try session.execute(
+    func save(_ table: RecordTable, _ key: String, _ value: some Encodable) async throws {
+        try await session.execute(
             """
             INSERT INTO \(table.name) (\(table.key), data) VALUES ($1, $2)
             ON CONFLICT (\(table.key)) DO UPDATE SET data = EXCLUDED.data
             """, [.text(key), encode(value)])
     }
 
-    func record<T: Decodable>(_ type: T.Type, _ table: RecordTable, _ key: String) throws -> T? {
-        try session.values(Data.self, "SELECT data FROM \(table.name) WHERE \(table.key) = $1", [.text(key)]).first
+    func record<T: Decodable>(_ type: T.Type, _ table: RecordTable, _ key: String) async throws -> T? {
+        try await session.values(Data.self, "SELECT data FROM \(table.name) WHERE \(table.key) = $1", [.text(key)])
+            .first
             .map { try decode(T.self, $0) }
     }
 
-    func delete(_ table: RecordTable, _ key: String) throws {
-        try session.execute("DELETE FROM \(table.name) WHERE \(table.key) = $1", [.text(key)])
+    func delete(_ table: RecordTable, _ key: String) async throws {
+        try await session.execute("DELETE FROM \(table.name) WHERE \(table.key) = $1", [.text(key)])
     }
 
     // MARK: users
 
     static let userColumns = "local_id, data, last_login_at, last_refresh_at"
 
-    func users(_ sql: String, _ binds: [Bind]) throws -> [UserRecord] {
-        try session.rows(sql, binds).map { row in
+    /// The users a query of `userColumns` finds, decoded through the store's cache.
+    func users(_ scope: Scope, _ sql: String, _ binds: [Bind]) async throws -> [UserRecord] {
+        try await session.rows(sql, binds).map { row in
             let columns = row.makeRandomAccess()
-            var user = try decode(UserRecord.self, try columns[1].decode(Data.self))
+            let key = StoredRecordCache<UserRecord>.userKey(scope, try columns[0].decode(String.self))
+            var user = try session.userCache.record(key: key, data: try columns[1].decode(Data.self)) {
+                try decode(UserRecord.self, $0)
+            }
             if let lastLoginAt = try columns[2].decode(String?.self) { user.lastLoginAt = lastLoginAt }
             if let lastRefreshAt = try columns[3].decode(String?.self) { user.lastRefreshAt = lastRefreshAt }
             return user
         }
     }
 
-    func user(_ scope: Scope, localId: String) throws -> UserRecord? {
-        try users(
-            "SELECT \(Self.userColumns) FROM users WHERE project_id = $1 AND tenant_id = $2 AND local_id = $3",
+    func user(_ scope: Scope, localId: String) async throws -> UserRecord? {
+        try await users(
+            scope, "SELECT \(Self.userColumns) FROM users WHERE project_id = $1 AND tenant_id = $2 AND local_id = $3",
             scoped(scope) + [.text(localId)]
         ).first
     }
 
-    func users(_ scope: Scope, email: String) throws -> [UserRecord] {
-        try users(
+    func users(_ scope: Scope, email: String) async throws -> [UserRecord] {
+        try await users(
+            scope,
             """
             SELECT \(Self.userColumns) FROM users WHERE project_id = $1 AND tenant_id = $2 AND email = $3
             ORDER BY local_id
             """, scoped(scope) + [.text(email.lowercased())])
     }
 
-    func user(_ scope: Scope, phoneNumber: String) throws -> UserRecord? {
-        try users(
+    func user(_ scope: Scope, phoneNumber: String) async throws -> UserRecord? {
+        try await users(
+            scope,
             """
             SELECT \(Self.userColumns) FROM users WHERE project_id = $1 AND tenant_id = $2 AND phone_number = $3
             LIMIT 1
@@ -109,47 +116,48 @@ final class PostgresTransaction: StoreTransaction {
         ).first
     }
 
-    func user(_ scope: Scope, providerId: String, rawId: String) throws -> UserRecord? {
+    func user(_ scope: Scope, providerId: String, rawId: String) async throws -> UserRecord? {
         guard
-            let localId = try session.value(
+            let localId = try await session.value(
                 String.self,
                 """
                 SELECT local_id FROM federated_ids
                 WHERE project_id = $1 AND tenant_id = $2 AND provider_id = $3 AND raw_id = $4
                 """, scoped(scope) + [.text(providerId), .text(rawId)])
         else { return nil }
-        return try user(scope, localId: localId)
+        return try await user(scope, localId: localId)
     }
 
-    func users(_ scope: Scope, providerId: String, limit: Int) throws -> [UserRecord] {
-        try session.values(
+    func users(_ scope: Scope, providerId: String, limit: Int) async throws -> [UserRecord] {
+        try await session.values(
             String.self,
             """
             SELECT local_id FROM federated_ids
             WHERE project_id = $1 AND tenant_id = $2 AND provider_id = $3 ORDER BY raw_id LIMIT $4
             """, scoped(scope) + [.text(providerId), .int(limit)]
-        ).compactMap { try user(scope, localId: $0) }
+        ).asyncCompactMap { try await user(scope, localId: $0) }
     }
 
-    func users(_ scope: Scope, providerEmail: String) throws -> [UserRecord] {
-        try session.values(
+    func users(_ scope: Scope, providerEmail: String) async throws -> [UserRecord] {
+        try await session.values(
             String.self,
             """
             SELECT DISTINCT local_id FROM federated_ids WHERE project_id = $1 AND tenant_id = $2 AND email = $3
             ORDER BY local_id
             """, scoped(scope) + [.text(providerEmail.lowercased())]
-        ).compactMap { try user(scope, localId: $0) }
+        ).asyncCompactMap { try await user(scope, localId: $0) }
     }
 
-    func user(_ scope: Scope, passkeyCredentialId: String) throws -> UserRecord? {
-        try user(scope, providerId: UserRecord.passkeyProvider, rawId: passkeyCredentialId)
+    func user(_ scope: Scope, passkeyCredentialId: String) async throws -> UserRecord? {
+        try await user(scope, providerId: UserRecord.passkeyProvider, rawId: passkeyCredentialId)
     }
 
     /// One statement replaces the user and clears its links (a round trip each costs more than the
     /// work); the links it has now are inserted after.
-    func save(_ scope: Scope, _ user: UserRecord) throws {
+    func save(_ scope: Scope, _ user: UserRecord) async throws {
         savedAccounts += 1
-        try session.execute(
+        let data = Data(user.storedValue.serialized())
+        try await session.execute(
             """
             WITH cleared AS (
                 DELETE FROM federated_ids WHERE project_id = $1 AND tenant_id = $2 AND local_id = $3)
@@ -162,11 +170,14 @@ final class PostgresTransaction: StoreTransaction {
             """,
             scoped(scope) + [
                 .text(user.localId), .text(user.email?.lowercased()), .text(user.phoneNumber),
-                .bytes(Data(user.storedValue.serialized())), .text(user.lastLoginAt), .text(user.lastRefreshAt),
+                .bytes(data), .text(user.lastLoginAt), .text(user.lastRefreshAt),
                 .text(user.displayName?.lowercased()),
             ])
+        // `storedValue` round-trips: these bytes decode to exactly `user`.
+        session.userCache.store(
+            key: StoredRecordCache<UserRecord>.userKey(scope, user.localId), data: data, record: user)
         for link in user.indexedIdentities {
-            try session.execute(
+            try await session.execute(
                 """
                 INSERT INTO federated_ids (project_id, tenant_id, provider_id, raw_id, local_id, email)
                 VALUES ($1, $2, $3, $4, $5, $6)
@@ -182,30 +193,30 @@ final class PostgresTransaction: StoreTransaction {
         WHERE project_id = $1 AND tenant_id = $2 AND local_id = $3
         """
 
-    func saveSessionTimes(_ scope: Scope, _ user: UserRecord) throws {
+    func saveSessionTimes(_ scope: Scope, _ user: UserRecord) async throws {
         let binds = scoped(scope) + [.text(user.localId), .text(user.lastLoginAt), .text(user.lastRefreshAt)]
         if deferredSessionTimes != nil {
             deferredSessionTimes?.append(binds)
         } else {
-            try session.execute(Self.saveSessionTimesSQL, binds)
+            try await session.execute(Self.saveSessionTimesSQL, binds)
         }
     }
 
-    func deleteUser(_ scope: Scope, localId: String) throws -> Bool {
+    func deleteUser(_ scope: Scope, localId: String) async throws -> Bool {
         let binds = scoped(scope) + [.text(localId)]
-        try session.execute(
+        try await session.execute(
             "DELETE FROM federated_ids WHERE project_id = $1 AND tenant_id = $2 AND local_id = $3", binds)
-        return try session.execute(
+        return try await session.execute(
             "DELETE FROM users WHERE project_id = $1 AND tenant_id = $2 AND local_id = $3", binds)
             > 0
     }
 
-    func deleteAllUsers(_ scope: Scope) throws {
-        try session.execute("DELETE FROM federated_ids WHERE project_id = $1 AND tenant_id = $2", scoped(scope))
-        try session.execute("DELETE FROM users WHERE project_id = $1 AND tenant_id = $2", scoped(scope))
+    func deleteAllUsers(_ scope: Scope) async throws {
+        try await session.execute("DELETE FROM federated_ids WHERE project_id = $1 AND tenant_id = $2", scoped(scope))
+        try await session.execute("DELETE FROM users WHERE project_id = $1 AND tenant_id = $2", scoped(scope))
     }
 
-    func listUsers(_ scope: Scope, after: String?, limit: Int?, descending: Bool) throws -> [UserRecord] {
+    func listUsers(_ scope: Scope, after: String?, limit: Int?, descending: Bool) async throws -> [UserRecord] {
         var sql = "SELECT \(Self.userColumns) FROM users WHERE project_id = $1 AND tenant_id = $2"
         var binds = scoped(scope)
         if let after {
@@ -217,22 +228,22 @@ final class PostgresTransaction: StoreTransaction {
             binds.append(.int(limit))
             sql += " LIMIT $\(binds.count)"
         }
-        return try users(sql, binds)
+        return try await users(scope, sql, binds)
     }
 
-    func countUsers(_ scope: Scope) throws -> Int {
+    func countUsers(_ scope: Scope) async throws -> Int {
         Int(
-            try session.value(
+            try await session.value(
                 Int64.self, "SELECT COUNT(*) FROM users WHERE project_id = $1 AND tenant_id = $2", scoped(scope))
                 ?? 0)
     }
 
-    func countAllUsers() throws -> Int {
-        Int(try session.value(Int64.self, "SELECT COUNT(*) FROM users") ?? 0)
+    func countAllUsers() async throws -> Int {
+        Int(try await session.value(Int64.self, "SELECT COUNT(*) FROM users") ?? 0)
     }
 
-    func tenantsWithUsers(projectId: String) throws -> [String?] {
-        try session.values(
+    func tenantsWithUsers(projectId: String) async throws -> [String?] {
+        try await session.values(
             String.self, "SELECT DISTINCT tenant_id FROM users WHERE project_id = $1 ORDER BY tenant_id",
             [.text(projectId)]
         ).map { $0.isEmpty ? nil : $0 }

@@ -92,24 +92,28 @@ public final class SQLiteStore: AuthStore {
         }
     }
 
-    // Transactions are short (no awaits inside) and run on the calling task's thread through
-    // GRDB's synchronous API: the asynchronous API's hop to a dispatch queue and back costs two
-    // thread wake-ups per request. Reads have a pool of connections; a write that finds another
-    // one running waits suspended, not blocking one of the few task-pool threads, and is committed
-    // with the others that waited (`GroupCommit`).
-    public func read<T: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) throws -> T) async throws -> T {
+    // Transactions are short (they await only the store, which never suspends here: `runToEnd`)
+    // and run on the calling task's thread through GRDB's synchronous API: the asynchronous API's
+    // hop to a dispatch queue and back costs two thread wake-ups per request. Reads have a pool of
+    // connections; a write that finds another one running waits suspended, not blocking one of the
+    // few task-pool threads, and is committed with the others that waited (`GroupCommit`).
+    public func read<T: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) async throws -> T) async throws
+        -> T
+    {
         try mapped {
             try self.writer.unsafeRead { db in
                 try db.transaction("BEGIN DEFERRED TRANSACTION") {
-                    try body(SQLiteTransaction(db: db, userCache: self.userCache, smsCache: self.smsCache))
+                    try runToEnd(body, SQLiteTransaction(db: db, userCache: self.userCache, smsCache: self.smsCache))
                 }
             }
         }
     }
 
-    public func write<T: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) throws -> T) async throws -> T {
+    public func write<T: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) async throws -> T) async throws
+        -> T
+    {
         let job = GroupCommit.Job { db in
-            try body(SQLiteTransaction(db: db, userCache: self.userCache, smsCache: self.smsCache))
+            try runToEnd(body, SQLiteTransaction(db: db, userCache: self.userCache, smsCache: self.smsCache))
         }
         let outcome = await groupCommit.submit(job) { jobs in
             self.writer.writeWithoutTransaction { db in db.runBatch(jobs) }

@@ -56,7 +56,7 @@ struct SQLiteTransaction: StoreTransaction {
     }
 
     private func cacheKey(_ scope: Scope, _ localId: String) -> String {
-        "\(scope.projectId)\u{0}\(tenantKey(scope))\u{0}\(localId)"
+        StoredRecordCache<UserRecord>.userKey(scope, localId)
     }
 
     // MARK: users

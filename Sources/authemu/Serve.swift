@@ -45,7 +45,7 @@ struct Serve: AsyncParsableCommand {
             let status = "Listening on \(host):\(port), project \(appConfig.projectId)"
             Systemd.notify("READY=1\nSTATUS=\(status)")
             Task(priority: .background) {
-                guard let accounts = try? await store.read({ tx in try tx.countAllUsers() }) else { return }
+                guard let accounts = try? await store.read({ tx in try await tx.countAllUsers() }) else { return }
                 Systemd.notify("STATUS=\(status), \(accounts) accounts")
             }
         }

@@ -17,10 +17,10 @@ extension StoreChecks {
                     do {
                         try await store.write { tx in
                             let email = "race\(attempt % 5)@example.com"
-                            guard try tx.users(scope, email: email).isEmpty else { throw AuthError.emailExists }
+                            guard try await tx.users(scope, email: email).isEmpty else { throw AuthError.emailExists }
                             var user = UserRecord(localId: "u\(attempt)")
                             user.email = email
-                            try tx.save(scope, user)
+                            try await tx.save(scope, user)
                         }
                         return true
                     } catch {
@@ -32,7 +32,7 @@ extension StoreChecks {
         }
         #expect(outcomes.filter { $0 }.count == 5, label)
         let owners = try await second.read { tx in
-            try (0..<5).map { try tx.users(scope, email: "race\($0)@example.com").count }
+            try await (0..<5).asyncMap { try await tx.users(scope, email: "race\($0)@example.com").count }
         }
         #expect(owners == [1, 1, 1, 1, 1], label)
     }
@@ -46,7 +46,9 @@ extension StoreChecks {
                 for index in 0..<60 {
                     let store = index % 2 == 0 ? first : second
                     group.addTask {
-                        _ = try? await store.write { tx in try tx.insertSms(sms("+1555\(index)", "order-\(index)")) }
+                        _ = try? await store.write { tx in
+                            try await tx.insertSms(sms("+1555\(index)", "order-\(index)"))
+                        }
                     }
                 }
             }
@@ -56,7 +58,7 @@ extension StoreChecks {
         var increasing = true
         for _ in 0..<2_000 where seen.count < 60 {
             let after = last
-            let page = try await second.read { tx in try tx.listSms(scope, SmsQuery(afterId: after)) }
+            let page = try await second.read { tx in try await tx.listSms(scope, SmsQuery(afterId: after)) }
             for message in page {
                 if let last, message.id <= last { increasing = false }
                 last = message.id
@@ -65,7 +67,7 @@ extension StoreChecks {
             if page.isEmpty { try await Task.sleep(nanoseconds: 2_000_000) }
         }
         await writers.value
-        let final = try await first.read { tx in try tx.listSms(scope, SmsQuery()).map(\.id) }
+        let final = try await first.read { tx in try await tx.listSms(scope, SmsQuery()).map(\.id) }
         #expect(increasing, label)
         #expect(seen == final && final.count == 60, label)
     }
@@ -77,12 +79,12 @@ extension StoreChecks {
         second.observeChanges { heard.append($0) }
         // The listener connects in the background: settings changes until the first is heard.
         for _ in 0..<50 where heard.changes.isEmpty {
-            try await first.write { tx in try tx.saveProjectConfig(projectId: "p", .object([:])) }
+            try await first.write { tx in try await tx.saveProjectConfig(projectId: "p", .object([:])) }
             try await Task.sleep(nanoseconds: 100_000_000)
         }
         #expect(Set(heard.changes) == [.settings], label)
-        try await first.write { tx in _ = try tx.insertSms(sms("+15550009", "heard")) }
-        try await first.write { tx in try tx.saveClockSetting(ClockSetting(offsetSeconds: 60)) }
+        try await first.write { tx in _ = try await tx.insertSms(sms("+15550009", "heard")) }
+        try await first.write { tx in try await tx.saveClockSetting(ClockSetting(offsetSeconds: 60)) }
         for _ in 0..<100 where !Set(heard.changes).isSuperset(of: [.sms, .clock]) {
             try await Task.sleep(nanoseconds: 10_000_000)
         }

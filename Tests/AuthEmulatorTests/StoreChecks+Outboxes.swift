@@ -21,10 +21,10 @@ extension StoreChecks {
         let tenant = Scope(projectId: "p", tenantId: "t")
         let stored = try await store.write { tx in
             [
-                try tx.insertSms(sms("+15550001", "s1", sentAt: 1_700_000_000)),
-                try tx.insertSms(sms("+15550001", "s2", purpose: .mfaSignIn, sentAt: 1_700_000_100)),
-                try tx.insertSms(sms("+15550002", "s3", ip: "10.0.0.2", sentAt: 1_700_000_200)),
-                try tx.insertSms(sms("+15550001", "s4", scope: tenant, sentAt: 1_700_000_300)),
+                try await tx.insertSms(sms("+15550001", "s1", sentAt: 1_700_000_000)),
+                try await tx.insertSms(sms("+15550001", "s2", purpose: .mfaSignIn, sentAt: 1_700_000_100)),
+                try await tx.insertSms(sms("+15550002", "s3", ip: "10.0.0.2", sentAt: 1_700_000_200)),
+                try await tx.insertSms(sms("+15550001", "s4", scope: tenant, sentAt: 1_700_000_300)),
             ]
         }
         let ids = stored.map(\.id)
@@ -33,19 +33,19 @@ extension StoreChecks {
             var used = stored[0]
             used.status = .used
             used.attempts = 2
-            try tx.updateSms(used)
+            try await tx.updateSms(used)
         }
         let read = try await store.read { tx in
             (
-                try tx.sms(sessionInfo: "s1"), try tx.listSms(scope, SmsQuery()).map(\.sessionInfo),
-                try tx.listSms(scope, SmsQuery(phoneNumber: "+15550001")).map(\.sessionInfo),
-                try tx.listSms(scope, SmsQuery(purpose: .mfaSignIn)).map(\.sessionInfo),
-                try tx.listSms(scope, SmsQuery(afterId: ids[0], limit: 1)).map(\.sessionInfo),
-                try tx.listSms(scope, SmsQuery(statuses: [.pending])).map(\.sessionInfo),
-                try tx.listSms(tenant, SmsQuery()).map(\.sessionInfo),
-                try tx.countSms(phoneNumber: "+15550001", since: Date(timeIntervalSince1970: 1_700_000_050)),
-                try tx.countSms(clientIP: "10.0.0.1", since: Date(timeIntervalSince1970: 0)),
-                try tx.sms(sessionInfo: "missing")
+                try await tx.sms(sessionInfo: "s1"), try await tx.listSms(scope, SmsQuery()).map(\.sessionInfo),
+                try await tx.listSms(scope, SmsQuery(phoneNumber: "+15550001")).map(\.sessionInfo),
+                try await tx.listSms(scope, SmsQuery(purpose: .mfaSignIn)).map(\.sessionInfo),
+                try await tx.listSms(scope, SmsQuery(afterId: ids[0], limit: 1)).map(\.sessionInfo),
+                try await tx.listSms(scope, SmsQuery(statuses: [.pending])).map(\.sessionInfo),
+                try await tx.listSms(tenant, SmsQuery()).map(\.sessionInfo),
+                try await tx.countSms(phoneNumber: "+15550001", since: Date(timeIntervalSince1970: 1_700_000_050)),
+                try await tx.countSms(clientIP: "10.0.0.1", since: Date(timeIntervalSince1970: 0)),
+                try await tx.sms(sessionInfo: "missing")
             )
         }
         #expect(read.0?.status == .used && read.0?.attempts == 2 && read.0?.id == ids[0], label)
@@ -59,8 +59,9 @@ extension StoreChecks {
         #expect(read.7 == 2, label)
         #expect(read.8 == 3, label)
         #expect(read.9 == nil, label)
-        try await store.write { tx in try tx.deleteAllSms(scope) }
-        let left = try await store.read { tx in (try tx.listSms(scope, SmsQuery()), try tx.listSms(tenant, SmsQuery()))
+        try await store.write { tx in try await tx.deleteAllSms(scope) }
+        let left = try await store.read { tx in
+            (try await tx.listSms(scope, SmsQuery()), try await tx.listSms(tenant, SmsQuery()))
         }
         #expect(left.0.isEmpty && left.1.count == 1, label)
     }
@@ -73,23 +74,28 @@ extension StoreChecks {
             sessionInfo: "totp-1", projectId: "p", tenantId: nil, localId: "u", secret: "JBSWY3DPEHPK3PXP",
             expiresAt: Date(timeIntervalSince1970: 1_700_000_600))
         try await store.write { tx in
-            try tx.saveTemporaryProof(proof)
-            try tx.saveTotpSession(enrollment)
+            try await tx.saveTemporaryProof(proof)
+            try await tx.saveTotpSession(enrollment)
             var replaced = enrollment
             replaced.secret = "KRSXG5CTMVRXEZLU"
-            try tx.saveTotpSession(replaced)
+            try await tx.saveTotpSession(replaced)
         }
         let read = try await store.read { tx in
-            (try tx.temporaryProof("proof-1"), try tx.totpSession("totp-1"), try tx.temporaryProof("other"))
+            (
+                try await tx.temporaryProof("proof-1"), try await tx.totpSession("totp-1"),
+                try await tx.temporaryProof("other")
+            )
         }
         #expect(read.0 == proof, label)
         #expect(read.1?.secret == "KRSXG5CTMVRXEZLU" && read.1?.localId == "u", label)
         #expect(read.2 == nil, label)
         try await store.write { tx in
-            try tx.deleteTemporaryProof("proof-1")
-            try tx.deleteTotpSession("totp-1")
+            try await tx.deleteTemporaryProof("proof-1")
+            try await tx.deleteTotpSession("totp-1")
         }
-        let gone = try await store.read { tx in (try tx.temporaryProof("proof-1"), try tx.totpSession("totp-1")) }
+        let gone = try await store.read { tx in
+            (try await tx.temporaryProof("proof-1"), try await tx.totpSession("totp-1"))
+        }
         #expect(gone.0 == nil && gone.1 == nil, label)
     }
 
@@ -102,22 +108,22 @@ extension StoreChecks {
             id: 0, projectId: "p", tenantId: nil, deviceToken: "device", isSandbox: true, receipt: "r1", secret: "s1",
             sentAt: Date(timeIntervalSince1970: 1_700_000_000))
         let pushes = try await store.write { tx in
-            try tx.saveCredential(credential)
+            try await tx.saveCredential(credential)
             var invalid = credential
             invalid.valid = false
-            try tx.saveCredential(invalid)
-            try tx.setFault(scope, .credential, count: 2)
+            try await tx.saveCredential(invalid)
+            try await tx.setFault(scope, .credential, count: 2)
             var other = push
             other.tenantId = "t"
-            return [try tx.insertPush(push), try tx.insertPush(push), try tx.insertPush(other)]
+            return [try await tx.insertPush(push), try await tx.insertPush(push), try await tx.insertPush(other)]
         }
         #expect(pushes[0].id < pushes[1].id && pushes[1].id < pushes[2].id, label)
         let read = try await store.read { tx in
             (
-                try tx.credential("tok")?.valid, try tx.credential("none"),
-                try tx.listPushes(scope, afterId: nil, limit: nil),
-                try tx.listPushes(scope, afterId: pushes[0].id, limit: 5).map(\.id),
-                try tx.listPushes(scope, afterId: nil, limit: 1).map(\.id)
+                try await tx.credential("tok")?.valid, try await tx.credential("none"),
+                try await tx.listPushes(scope, afterId: nil, limit: nil),
+                try await tx.listPushes(scope, afterId: pushes[0].id, limit: 5).map(\.id),
+                try await tx.listPushes(scope, afterId: nil, limit: 1).map(\.id)
             )
         }
         #expect(read.0 == false && read.1 == nil, label)
@@ -125,16 +131,16 @@ extension StoreChecks {
         #expect(read.3 == [pushes[1].id] && read.4 == [pushes[0].id], label)
         let taken = try await store.write { tx in
             [
-                try tx.takeFault(scope, .credential), try tx.takeFault(scope, .credential),
-                try tx.takeFault(scope, .credential), try tx.takeFault(scope, .apnsPush),
+                try await tx.takeFault(scope, .credential), try await tx.takeFault(scope, .credential),
+                try await tx.takeFault(scope, .credential), try await tx.takeFault(scope, .apnsPush),
             ]
         }
         #expect(taken == [true, true, false, false], label)
-        try await store.write { tx in try tx.deletePushes(scope) }
+        try await store.write { tx in try await tx.deletePushes(scope) }
         let left = try await store.read { tx in
             (
-                try tx.listPushes(scope, afterId: nil, limit: nil).count,
-                try tx.listPushes(Scope(projectId: "p", tenantId: "t"), afterId: nil, limit: nil).count
+                try await tx.listPushes(scope, afterId: nil, limit: nil).count,
+                try await tx.listPushes(Scope(projectId: "p", tenantId: "t"), afterId: nil, limit: nil).count
             )
         }
         #expect(left.0 == 0 && left.1 == 1, label)
@@ -145,8 +151,8 @@ extension StoreChecks {
         let old = StoredSigningKey(kid: "old", privateKeyPEM: "a", certificatePEM: "b", createdAt: 1_700_000_000)
         let new = StoredSigningKey(kid: "new", privateKeyPEM: "c", certificatePEM: "d", createdAt: 1_700_000_100)
         try await store.write { tx in
-            try tx.saveSigningKey(new)
-            try tx.saveSigningKey(old)
+            try await tx.saveSigningKey(new)
+            try await tx.saveSigningKey(old)
         }
         #expect(try await store.read { tx in try tx.signingKey() } == new, label)
     }
@@ -155,16 +161,16 @@ extension StoreChecks {
         try await store.write { tx in
             var user = UserRecord(localId: "pk")
             user.passkeyInfo = [PasskeyInfo(credentialId: "cred-1", name: "key")]
-            try tx.save(Scope(projectId: "p"), user)
-            try tx.save(Scope(projectId: "p", tenantId: "b"), UserRecord(localId: "x"))
-            try tx.save(Scope(projectId: "p", tenantId: "a"), UserRecord(localId: "y"))
-            try tx.save(Scope(projectId: "q"), UserRecord(localId: "z"))
+            try await tx.save(Scope(projectId: "p"), user)
+            try await tx.save(Scope(projectId: "p", tenantId: "b"), UserRecord(localId: "x"))
+            try await tx.save(Scope(projectId: "p", tenantId: "a"), UserRecord(localId: "y"))
+            try await tx.save(Scope(projectId: "q"), UserRecord(localId: "z"))
         }
         let read = try await store.read { tx in
             (
-                try tx.countAllUsers(), try tx.tenantsWithUsers(projectId: "p"),
-                try tx.user(Scope(projectId: "p"), passkeyCredentialId: "cred-1")?.localId,
-                try tx.user(Scope(projectId: "q"), passkeyCredentialId: "cred-1")
+                try await tx.countAllUsers(), try await tx.tenantsWithUsers(projectId: "p"),
+                try await tx.user(Scope(projectId: "p"), passkeyCredentialId: "cred-1")?.localId,
+                try await tx.user(Scope(projectId: "q"), passkeyCredentialId: "cred-1")
             )
         }
         #expect(read.0 == 4, label)

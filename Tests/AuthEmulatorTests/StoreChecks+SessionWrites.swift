@@ -14,17 +14,17 @@ extension StoreChecks {
             var user = UserRecord(localId: "s")
             user.email = "s@example.com"
             user.displayName = "Session"
-            try tx.save(scope, user)
+            try await tx.save(scope, user)
         }
         let read = try await store.sessionWrite { tx in
-            var user = try #require(try tx.users(scope, email: "s@example.com").first)
+            var user = try await #require(try tx.users(scope, email: "s@example.com").first)
             user.lastLoginAt = "1700000000001"
             user.lastRefreshAt = "2023-11-14T22:13:20.001Z"
-            try tx.saveSessionTimes(scope, user)
+            try await tx.saveSessionTimes(scope, user)
             return user.displayName
         }
         #expect(read == "Session", label)
-        var stored = try await store.read { tx in try tx.user(scope, localId: "s") }
+        var stored = try await store.read { tx in try await tx.user(scope, localId: "s") }
         #expect(stored?.lastLoginAt == "1700000000001" && stored?.displayName == "Session", label)
 
         await #expect(throws: AuthError.userDisabled, label) {
@@ -35,23 +35,23 @@ extension StoreChecks {
                 throw AuthError.userDisabled
             }
         }
-        stored = try await store.read { tx in try tx.user(scope, localId: "s") }
+        stored = try await store.read { tx in try await tx.user(scope, localId: "s") }
         #expect(stored?.lastLoginAt == "1700000000001", label)
 
         let runs = Atomic<Int>(0)
         let renamed = try await store.sessionWrite { tx in
             runs.add(1, ordering: .relaxed)
-            var user = try #require(try tx.user(scope, localId: "s"))
+            var user = try await #require(try tx.user(scope, localId: "s"))
             user.lastLoginAt = "1700000000003"
-            try tx.saveSessionTimes(scope, user)
+            try await tx.saveSessionTimes(scope, user)
             user.displayName = "Renamed"
-            try tx.save(scope, user)
-            try tx.saveProjectConfig(projectId: "p", .object(["renamed": true]))
+            try await tx.save(scope, user)
+            try await tx.saveProjectConfig(projectId: "p", .object(["renamed": true]))
             return user.displayName
         }
         #expect(renamed == "Renamed" && (1...2).contains(runs.load(ordering: .relaxed)), label)
         let after = try await store.read { tx in
-            (try tx.user(scope, localId: "s"), try tx.projectConfig(projectId: "p"))
+            (try await tx.user(scope, localId: "s"), try await tx.projectConfig(projectId: "p"))
         }
         #expect(after.0?.displayName == "Renamed" && after.0?.lastLoginAt == "1700000000003", label)
         #expect(after.1 == .object(["renamed": true]), label)
@@ -66,17 +66,22 @@ extension StoreChecks {
             for index in 0..<40 {
                 group.addTask {
                     try await store.sessionWrite { tx in
-                        var user = try #require(try tx.user(scope, localId: "s"))
+                        var user = try await #require(try tx.user(scope, localId: "s"))
                         user.lastRefreshAt = "2023-11-14T22:13:20.\(100 + index)Z"
-                        try tx.saveSessionTimes(scope, user)
+                        try await tx.saveSessionTimes(scope, user)
                     }
                 }
-                group.addTask { try await store.write { tx in try tx.save(scope, UserRecord(localId: "c\(index)")) } }
+                group.addTask {
+                    try await store.write { tx in try await tx.save(scope, UserRecord(localId: "c\(index)")) }
+                }
             }
             try await group.waitForAll()
         }
         let final = try await store.read { tx in
-            (try tx.user(scope, localId: "s"), try (0..<40).filter { try tx.user(scope, localId: "c\($0)") != nil })
+            (
+                try await tx.user(scope, localId: "s"),
+                try await (0..<40).asyncCompactMap { try await tx.user(scope, localId: "c\($0)") }
+            )
         }
         #expect(final.0?.lastRefreshAt?.hasPrefix("2023-11-14T22:13:20.1") == true, label)
         #expect(final.0?.displayName == "Renamed" && final.1.count == 40, label)
@@ -87,22 +92,23 @@ extension StoreChecks {
     private static func sessionWritesOfManyUsers(_ store: any AuthStore, _ scope: Scope, _ label: Comment)
         async throws
     {
-        try await store.write { tx in for index in 0..<30 { try tx.save(scope, UserRecord(localId: "m\(index)")) } }
+        try await store.write { tx in for index in 0..<30 { try await tx.save(scope, UserRecord(localId: "m\(index)")) }
+        }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for index in 0..<30 {
                 group.addTask {
                     try await store.sessionWrite { tx in
-                        var user = try #require(try tx.user(scope, localId: "m\(index)"))
+                        var user = try await #require(try tx.user(scope, localId: "m\(index)"))
                         user.lastLoginAt = "\(1_700_000_100_000 + index)"
                         user.lastRefreshAt = "2023-11-14T22:15:00.\(100 + index)Z"
-                        try tx.saveSessionTimes(scope, user)
+                        try await tx.saveSessionTimes(scope, user)
                     }
                 }
             }
             try await group.waitForAll()
         }
         let stamped = try await store.read { tx in
-            try (0..<30).map { try tx.user(scope, localId: "m\($0)") }
+            try await (0..<30).asyncMap { try await tx.user(scope, localId: "m\($0)") }
         }
         #expect(stamped.map { $0?.lastLoginAt } == (0..<30).map { "\(1_700_000_100_000 + $0)" }, label)
         #expect(stamped.map { $0?.lastRefreshAt } == (0..<30).map { "2023-11-14T22:15:00.\(100 + $0)Z" }, label)

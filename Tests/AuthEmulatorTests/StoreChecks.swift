@@ -17,18 +17,19 @@ enum StoreChecks {
                 user.providerUserInfo = [
                     ProviderUserInfo(providerId: "google.com", rawId: "g-\(id)", email: "Shared@Idp.com")
                 ]
-                try tx.save(scope, user)
+                try await tx.save(scope, user)
             }
-            try tx.save(tenant, UserRecord(localId: "a"))
+            try await tx.save(tenant, UserRecord(localId: "a"))
         }
         let found = try await store.read { tx in
             (
-                try tx.user(scope, localId: "a")?.localId, try tx.users(scope, email: "B@EXAMPLE.COM").map(\.localId),
-                try tx.user(scope, phoneNumber: "+15550000001")?.localId,
-                try tx.user(scope, providerId: "google.com", rawId: "g-c")?.localId,
-                try tx.listUsers(scope, after: "a", limit: 1, descending: false).map(\.localId),
-                try tx.listUsers(scope, after: nil, limit: nil, descending: true).map(\.localId),
-                try tx.countUsers(tenant), try tx.user(tenant, localId: "b")?.localId
+                try await tx.user(scope, localId: "a")?.localId,
+                try await tx.users(scope, email: "B@EXAMPLE.COM").map(\.localId),
+                try await tx.user(scope, phoneNumber: "+15550000001")?.localId,
+                try await tx.user(scope, providerId: "google.com", rawId: "g-c")?.localId,
+                try await tx.listUsers(scope, after: "a", limit: 1, descending: false).map(\.localId),
+                try await tx.listUsers(scope, after: nil, limit: nil, descending: true).map(\.localId),
+                try await tx.countUsers(tenant), try await tx.user(tenant, localId: "b")?.localId
             )
         }
         #expect(found.0 == "a", label)
@@ -40,25 +41,25 @@ enum StoreChecks {
         #expect(found.6 == 1, label)
         #expect(found.7 == nil, label)
         let deleted = try await store.write { tx in
-            (try tx.deleteUser(scope, localId: "c"), try tx.deleteUser(scope, localId: "c"))
+            (try await tx.deleteUser(scope, localId: "c"), try await tx.deleteUser(scope, localId: "c"))
         }
         #expect(deleted.0 == true && deleted.1 == false, label)
         #expect(try await store.read { tx in try tx.user(scope, providerId: "google.com", rawId: "g-c") } == nil, label)
         let linked = try await store.read { tx in
             (
-                try tx.users(scope, providerEmail: "shared@IDP.com").map(\.localId),
-                try tx.users(scope, providerId: "google.com", limit: 1).map(\.localId),
-                try tx.users(tenant, providerEmail: "shared@idp.com").map(\.localId)
+                try await tx.users(scope, providerEmail: "shared@IDP.com").map(\.localId),
+                try await tx.users(scope, providerId: "google.com", limit: 1).map(\.localId),
+                try await tx.users(tenant, providerEmail: "shared@idp.com").map(\.localId)
             )
         }
         #expect(linked.0 == ["a", "b"], label)
         #expect(linked.1 == ["a"], label)
         #expect(linked.2 == [], label)
-        try await store.write { tx in try tx.deleteAllUsers(scope) }
+        try await store.write { tx in try await tx.deleteAllUsers(scope) }
         let left = try await store.read { tx in
             (
-                try tx.countUsers(scope), try tx.countUsers(tenant),
-                try tx.user(scope, providerId: "google.com", rawId: "g-a")
+                try await tx.countUsers(scope), try await tx.countUsers(tenant),
+                try await tx.user(scope, providerId: "google.com", rawId: "g-a")
             )
         }
         #expect(left.0 == 0 && left.1 == 1 && left.2 == nil, label)
@@ -80,22 +81,27 @@ enum StoreChecks {
                 MfaEnrollment(mfaEnrollmentId: "p1", displayName: "phone", phoneInfo: "+15550001111"),
                 MfaEnrollment(mfaEnrollmentId: "t1", totpInfo: .object([:]), totpSecret: "JBSWY3DPEHPK3PXP"),
             ]
-            try tx.save(scope, user)
+            try await tx.save(scope, user)
             user.displayName = "Tenant"
-            try tx.save(tenant, user)
+            try await tx.save(tenant, user)
         }
         // Read (and so cache) both, then stamp a sign-in on the top-level one.
-        _ = try await store.read { tx in (try tx.user(scope, localId: "u"), try tx.user(tenant, localId: "u")) }
+        _ = try await store.read { tx in
+            (try await tx.user(scope, localId: "u"), try await tx.user(tenant, localId: "u"))
+        }
         try await store.write { tx in
-            var user = try #require(try tx.users(scope, email: "u@example.com").first)
+            var user = try await #require(try tx.users(scope, email: "u@example.com").first)
             user.lastLoginAt = "1700000000123"
             user.lastRefreshAt = "2023-11-14T22:13:20.123Z"
-            try tx.saveSessionTimes(scope, user)
+            try await tx.saveSessionTimes(scope, user)
         }
-        let stamped = try await store.read { tx in (try tx.user(scope, localId: "u"), try tx.user(tenant, localId: "u"))
+        let stamped = try await store.read { tx in
+            (try await tx.user(scope, localId: "u"), try await tx.user(tenant, localId: "u"))
         }
         // Listing decodes rows afresh: it must agree with what the lookups answered.
-        let listed = try await store.read { tx in try tx.listUsers(scope, after: nil, limit: nil, descending: false) }
+        let listed = try await store.read { tx in
+            try await tx.listUsers(scope, after: nil, limit: nil, descending: false)
+        }
         #expect(listed == [stamped.0].compactMap { $0 }, label)
         #expect(stamped.0?.lastLoginAt == "1700000000123", label)
         #expect(stamped.0?.lastRefreshAt == "2023-11-14T22:13:20.123Z", label)
@@ -103,11 +109,11 @@ enum StoreChecks {
         #expect(stamped.0?.mfaInfo?.map(\.mfaEnrollmentId) == ["p1", "t1"], label)
         #expect(stamped.1?.displayName == "Tenant" && stamped.1?.lastLoginAt == nil, label)
         try await store.write { tx in
-            var user = try #require(try tx.user(scope, localId: "u"))
+            var user = try await #require(try tx.user(scope, localId: "u"))
             user.displayName = "Renamed"
-            try tx.save(scope, user)
+            try await tx.save(scope, user)
         }
-        let renamed = try await store.read { tx in try tx.user(scope, localId: "u") }
+        let renamed = try await store.read { tx in try await tx.user(scope, localId: "u") }
         #expect(renamed?.displayName == "Renamed" && renamed?.lastLoginAt == "1700000000123", label)
     }
 
@@ -121,7 +127,7 @@ enum StoreChecks {
             }
         }
         let left = try await store.read { tx in
-            (try tx.user(scope, localId: "half"), try tx.projectConfig(projectId: "p"))
+            (try await tx.user(scope, localId: "half"), try await tx.projectConfig(projectId: "p"))
         }
         #expect(left.0 == nil && left.1 == nil, label)
     }
@@ -133,7 +139,7 @@ enum StoreChecks {
                 group.addTask {
                     do {
                         try await store.write { tx in
-                            try tx.save(scope, UserRecord(localId: "u\(index)"))
+                            try await tx.save(scope, UserRecord(localId: "u\(index)"))
                             if index % 4 == 0 { throw AuthError.emailExists }
                         }
                         return true
@@ -145,7 +151,11 @@ enum StoreChecks {
             return await group.reduce(into: [Bool]()) { $0.append($1) }
         }
         #expect(outcomes.filter { $0 }.count == 150, label)
-        let stored = try await store.read { tx in (0..<200).filter { (try? tx.user(scope, localId: "u\($0)")) != nil } }
+        let stored = try await store.read { tx in
+            var found: [Int] = []
+            for index in 0..<200 where try await tx.user(scope, localId: "u\(index)") != nil { found.append(index) }
+            return found
+        }
         #expect(stored == (0..<200).filter { $0 % 4 != 0 }, label)
     }
 
@@ -155,19 +165,20 @@ enum StoreChecks {
         let second = OobCode(email: "x@y.z", requestType: .passwordReset, oobCode: "code2", oobLink: "http://m")
         try await store.write { tx in
             for id in ["t3", "t2", "t1"] {
-                try tx.saveTenant(projectId: "p", tenantId: id, .object(["tenantId": .string(id)]))
+                try await tx.saveTenant(projectId: "p", tenantId: id, .object(["tenantId": .string(id)]))
             }
-            try tx.saveProjectConfig(projectId: "p", .object(["a": 1]))
-            try tx.saveProjectConfig(projectId: "p", .object(["a": 2]))
-            try tx.saveOobCode(scope, code)
-            try tx.saveOobCode(scope, second)
-            try tx.saveIdpConfig(scope, kind: "oauthIdpConfigs", id: "oidc.b", .object(["clientId": "b"]))
-            try tx.saveIdpConfig(scope, kind: "oauthIdpConfigs", id: "oidc.a", .object(["clientId": "c"]))
+            try await tx.saveProjectConfig(projectId: "p", .object(["a": 1]))
+            try await tx.saveProjectConfig(projectId: "p", .object(["a": 2]))
+            try await tx.saveOobCode(scope, code)
+            try await tx.saveOobCode(scope, second)
+            try await tx.saveIdpConfig(scope, kind: "oauthIdpConfigs", id: "oidc.b", .object(["clientId": "b"]))
+            try await tx.saveIdpConfig(scope, kind: "oauthIdpConfigs", id: "oidc.a", .object(["clientId": "c"]))
         }
         let read = try await store.read { tx in
-            (
-                try tx.listTenants(projectId: "p", after: nil, limit: nil), try tx.projectConfig(projectId: "p"),
-                try tx.listOobCodes(scope), try tx.idpConfig(scope, kind: "oauthIdpConfigs", id: "oidc.a"),
+            await (
+                try await tx.listTenants(projectId: "p", after: nil, limit: nil),
+                try await tx.projectConfig(projectId: "p"),
+                try await tx.listOobCodes(scope), try await tx.idpConfig(scope, kind: "oauthIdpConfigs", id: "oidc.a"),
                 try tx.listTenants(projectId: "p", after: "t1", limit: 1), try tx.oobCode(scope, code: "code2"),
                 try tx.listIdpConfigs(scope, kind: "oauthIdpConfigs"), try tx.tenant(projectId: "p", tenantId: "t2")
             )
@@ -182,15 +193,16 @@ enum StoreChecks {
         #expect(read.7 == .object(["tenantId": "t2"]), label)
         // A replaced code moves to the end; deletions remove exactly what they name.
         let removed = try await store.write { tx in
-            try tx.saveOobCode(scope, code)
-            let order = try tx.listOobCodes(scope).map(\.oobCode)
-            try tx.deleteOobCode(scope, code: "code1")
-            let afterOne = try tx.listOobCodes(scope).map(\.oobCode)
-            try tx.deleteAllOobCodes(scope)
-            return (
-                order, afterOne, try tx.listOobCodes(scope).count, try tx.deleteTenant(projectId: "p", tenantId: "t2"),
-                try tx.deleteTenant(projectId: "p", tenantId: "t2"),
-                try tx.deleteIdpConfig(scope, kind: "oauthIdpConfigs", id: "oidc.b"),
+            try await tx.saveOobCode(scope, code)
+            let order = try await tx.listOobCodes(scope).map(\.oobCode)
+            try await tx.deleteOobCode(scope, code: "code1")
+            let afterOne = try await tx.listOobCodes(scope).map(\.oobCode)
+            try await tx.deleteAllOobCodes(scope)
+            return await (
+                order, afterOne, try await tx.listOobCodes(scope).count,
+                try await tx.deleteTenant(projectId: "p", tenantId: "t2"),
+                try await tx.deleteTenant(projectId: "p", tenantId: "t2"),
+                try await tx.deleteIdpConfig(scope, kind: "oauthIdpConfigs", id: "oidc.b"),
                 try tx.deleteIdpConfig(scope, kind: "oauthIdpConfigs", id: "oidc.b")
             )
         }
@@ -208,21 +220,21 @@ enum StoreChecks {
                 var user = UserRecord(localId: id)
                 user.email = email
                 user.phoneNumber = phone
-                try tx.save(scope, user)
+                try await tx.save(scope, user)
             }
             var named = UserRecord(localId: "d1")
             named.displayName = "Zelda Smith"
-            try tx.save(scope, named)
-            try tx.save(Scope(projectId: "q", tenantId: "t"), UserRecord(localId: "only"))
-            try tx.saveProjectConfig(projectId: "c", .object([:]))
+            try await tx.save(scope, named)
+            try await tx.save(Scope(projectId: "q", tenantId: "t"), UserRecord(localId: "only"))
+            try await tx.saveProjectConfig(projectId: "c", .object([:]))
         }
         #expect(try await store.read { tx in try tx.projectIds() } == ["c", "p", "q"], label)
         let searches = try await store.read { tx in
             (
-                try tx.searchUsers(scope, prefix: "AM", after: nil, limit: 10).map(\.localId),
-                try tx.searchUsers(scope, prefix: "u", after: nil, limit: 10).map(\.localId),
-                try tx.searchUsers(scope, prefix: "+1555", after: "u1", limit: 1).map(\.localId),
-                try tx.searchUsers(scope, prefix: "zEL", after: nil, limit: 10).map(\.localId)
+                try await tx.searchUsers(scope, prefix: "AM", after: nil, limit: 10).map(\.localId),
+                try await tx.searchUsers(scope, prefix: "u", after: nil, limit: 10).map(\.localId),
+                try await tx.searchUsers(scope, prefix: "+1555", after: "u1", limit: 1).map(\.localId),
+                try await tx.searchUsers(scope, prefix: "zEL", after: nil, limit: 10).map(\.localId)
             )
         }
         #expect(searches.0 == ["u1", "x9"], label)
@@ -233,12 +245,12 @@ enum StoreChecks {
 
     static func clockSetting(_ store: any AuthStore, _ label: Comment) async throws {
         #expect(try await store.read { tx in try tx.clockSetting() } == .real, label)
-        try await store.write { tx in try tx.saveClockSetting(ClockSetting(offsetSeconds: 3601.5)) }
+        try await store.write { tx in try await tx.saveClockSetting(ClockSetting(offsetSeconds: 3601.5)) }
         #expect(try await store.read { tx in try tx.clockSetting() } == ClockSetting(offsetSeconds: 3601.5), label)
         let frozen = ClockSetting(offsetSeconds: -60, frozenAt: Date(timeIntervalSince1970: 1_893_456_000.25))
-        try await store.write { tx in try tx.saveClockSetting(frozen) }
+        try await store.write { tx in try await tx.saveClockSetting(frozen) }
         #expect(try await store.read { tx in try tx.clockSetting() } == frozen, label)
-        try await store.write { tx in try tx.saveClockSetting(.real) }
+        try await store.write { tx in try await tx.saveClockSetting(.real) }
         #expect(try await store.read { tx in try tx.clockSetting() } == .real, label)
     }
 }

@@ -65,7 +65,7 @@ struct StoreConformanceTests {
             let gate = DispatchSemaphore(value: 0)
             let first = Task {
                 try await store.write { tx in
-                    try tx.save(scope, UserRecord(localId: "first"))
+                    try await tx.save(scope, UserRecord(localId: "first"))
                     started.set()
                     gate.wait()
                     return -1
@@ -76,7 +76,7 @@ struct StoreConformanceTests {
             let queued = (0..<20).map { index in
                 Task {
                     try await store.write { tx in
-                        try tx.save(scope, UserRecord(localId: "u\(index)"))
+                        try await tx.save(scope, UserRecord(localId: "u\(index)"))
                         if index % 4 == 0 { throw AuthError.emailExists }
                         return index
                     }
@@ -96,7 +96,7 @@ struct StoreConformanceTests {
             #expect(after.batches - before.batches == 2, "\(name)")
             #expect(after.writes - before.writes == 21, "\(name)")
             let stored = try await store.read { tx in
-                try tx.listUsers(scope, after: nil, limit: nil, descending: false).map(\.localId)
+                try await tx.listUsers(scope, after: nil, limit: nil, descending: false).map(\.localId)
             }
             let expected = ["first"] + (0..<20).filter { $0 % 4 != 0 }.map { "u\($0)" }
             #expect(stored == expected.sorted(), "\(name)")
@@ -108,7 +108,7 @@ struct StoreConformanceTests {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("authemu-\(UUID().uuidString).sqlite")
             .path
         let store = try SQLiteStore(path: path)
-        try await store.write { tx in try tx.saveProjectConfig(projectId: "p", .object([:])) }
+        try await store.write { tx in try await tx.saveProjectConfig(projectId: "p", .object([:])) }
         try store.close()
         try SQLiteStore.recordMigrationForTesting(path: path, identifier: "v999-from-the-future")
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -130,13 +130,13 @@ struct StoreConformanceTests {
                 for index in batch * 50..<(batch + 1) * 50 {
                     var user = UserRecord(localId: String(format: "u%05d", index))
                     user.email = "user\(index)@example.com"
-                    try tx.save(scope, user)
+                    try await tx.save(scope, user)
                 }
             }
         }
         let analyzed = {
             try await store.session { session in
-                try session.value(
+                try await session.value(
                     Int64.self,
                     """
                     SELECT COUNT(*) FROM pg_stats
@@ -150,7 +150,7 @@ struct StoreConformanceTests {
         }
         #expect(try await analyzed() == 1, "the store did not analyze its grown table")
         let plan = try await store.session { session in
-            try session.value(
+            try await session.value(
                 String.self,
                 """
                 EXPLAIN (FORMAT JSON) SELECT local_id FROM \(schema).users
@@ -158,7 +158,8 @@ struct StoreConformanceTests {
                 """)
         }
         #expect(plan?.contains(#""Index Name": "users_email_uid""#) == true, "\(plan ?? "")")
-        let found = try await store.read { tx in try tx.users(scope, email: "USER1999@example.com").map(\.localId) }
+        let found = try await store.read { tx in try await tx.users(scope, email: "USER1999@example.com").map(\.localId)
+        }
         #expect(found == ["u01999"])
         await store.close()
     }
@@ -169,9 +170,9 @@ struct StoreConformanceTests {
     func postgresNewerSchemaRefused() async throws {
         let schema = "newer_\(UInt32.random(in: 0...UInt32.max))"
         let store = try await Self.postgres(schema: schema)
-        try await store.write { tx in try tx.save(Scope(projectId: "p"), UserRecord(localId: "kept")) }
+        try await store.write { tx in try await tx.save(Scope(projectId: "p"), UserRecord(localId: "kept")) }
         try await store.session { session in
-            try session.execute(
+            try await session.execute(
                 "INSERT INTO \(schema).authemu_migrations (identifier) VALUES ('pg999-from-the-future')")
         }
         await store.close()
@@ -183,7 +184,7 @@ struct StoreConformanceTests {
         }
         let again = try await Self.postgres(schema: "\(schema)_other")
         let kept = try await again.session { session in
-            try session.value(Int64.self, "SELECT COUNT(*) FROM \(schema).users")
+            try await session.value(Int64.self, "SELECT COUNT(*) FROM \(schema).users")
         }
         #expect(kept == 1)
         await again.close()

@@ -27,12 +27,12 @@ struct AccountChange {
 
     /// As firebase-tools: a signed-in (not anonymous) user's first address is kept as
     /// `initialEmail`, and changing it mails a RECOVER_EMAIL code there.
-    mutating func applyEmail(_ tx: any StoreTransaction) throws {
+    mutating func applyEmail(_ tx: any StoreTransaction) async throws {
         guard let email = request.email else { return }
         guard Validation.isEmail(email) else { throw AuthError.invalidEmail }
         let normalized = email.lowercased()
         guard user.email != normalized else { return }
-        if try !tx.users(scope, email: normalized).isEmpty { throw AuthError.emailExists }
+        if try await !tx.users(scope, email: normalized).isEmpty { throw AuthError.emailExists }
         if !anonymousSession, let old = user.email, user.initialEmail == nil { user.initialEmail = old }
         user.email = normalized
         user.emailVerified = false
@@ -58,10 +58,10 @@ struct AccountChange {
         if let disabled = request.disableUser { user.disabled = disabled }
     }
 
-    mutating func applyPhone(_ tx: any StoreTransaction) throws {
+    mutating func applyPhone(_ tx: any StoreTransaction) async throws {
         guard let phone = request.phoneNumber, !(request.deleteProvider ?? []).contains("phone") else { return }
         guard Validation.isPhoneNumber(phone) else { throw AuthError.invalidPhoneNumber }
-        if let owner = try tx.user(scope, phoneNumber: phone), owner.localId != user.localId {
+        if let owner = try await tx.user(scope, phoneNumber: phone), owner.localId != user.localId {
             throw AuthError.phoneNumberExists
         }
         user.phoneNumber = phone
@@ -86,11 +86,11 @@ struct AccountChange {
     }
 
     /// `linkProviderUserInfo`: stored as sent; `providerId` and `rawId` are checked.
-    mutating func applyLinkedProvider(_ tx: any StoreTransaction) throws {
+    mutating func applyLinkedProvider(_ tx: any StoreTransaction) async throws {
         guard let link = request.linkProviderUserInfo else { return }
         guard let providerId = link.providerId, !providerId.isEmpty else { throw AuthError("MISSING_PROVIDER_ID") }
         guard let rawId = link.rawId, !rawId.isEmpty else { throw AuthError("MISSING_RAW_ID") }
-        if let owner = try tx.user(scope, providerId: providerId, rawId: rawId), owner.localId != user.localId {
+        if let owner = try await tx.user(scope, providerId: providerId, rawId: rawId), owner.localId != user.localId {
             throw AuthError("FEDERATED_USER_ID_ALREADY_LINKED")
         }
         user.upsertProvider(

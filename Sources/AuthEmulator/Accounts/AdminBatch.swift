@@ -124,19 +124,19 @@ extension Emulator {
         let scope = caller.scope
         let random = self.random
         let errors: [JSONValue] = try await store.write { tx in
-            let settings = try self.enabledSettings(tx, scope)
+            let settings = try await self.enabledSettings(tx, scope)
             guard let users = request.users, !users.isEmpty else { throw AuthError("MISSING_USER_ACCOUNT") }
             let hashOptions = try request.passwordHashOptions()
             try Emulator.checkImportDuplicates(request, users, oneAccountPerEmail: !settings.allowDuplicateEmails)
             var errors: [JSONValue] = []
             for (index, input) in users.enumerated() {
                 do {
-                    let user = try Emulator.importedRecord(
+                    let user = try await Emulator.importedRecord(
                         input, scope: scope, random: random, uploadMillis: self.nowMillisString,
                         hashOptions: hashOptions)
-                    try Emulator.checkImportConflicts(
+                    try await Emulator.checkImportConflicts(
                         tx, user, scope: scope, request: request, oneAccountPerEmail: !settings.allowDuplicateEmails)
-                    try tx.save(scope, user)
+                    try await tx.save(scope, user)
                 } catch let error as AuthError {
                     errors.append(
                         .object(["index": .number(Double(index)), "message": .string(Self.importMessage(error))]))
@@ -180,22 +180,22 @@ extension Emulator {
     static func checkImportConflicts(
         _ tx: any StoreTransaction, _ user: UserRecord, scope: Scope, request: BatchCreateRequest,
         oneAccountPerEmail: Bool
-    ) throws {
+    ) async throws {
         for provider in user.providers where provider.providerId != "password" && provider.providerId != "phone" {
             guard let rawId = provider.rawId,
-                let owner = try tx.user(scope, providerId: provider.providerId, rawId: rawId)
+                let owner = try await tx.user(scope, providerId: provider.providerId, rawId: rawId)
             else { continue }
             if owner.localId != user.localId { throw AuthError("raw id exists in other account in database") }
         }
         if oneAccountPerEmail, let email = user.email,
-            try tx.users(scope, email: email).contains(where: { $0.localId != user.localId })
+            try await tx.users(scope, email: email).contains(where: { $0.localId != user.localId })
         {
             throw AuthError(
                 request.sanityCheck == true
                     ? "email exists in other account in database"
                     : "((Auth Emulator does not support importing duplicate email: \(email)))")
         }
-        if request.allowOverwrite != true, try tx.user(scope, localId: user.localId) != nil {
+        if request.allowOverwrite != true, try await tx.user(scope, localId: user.localId) != nil {
             throw AuthError("localId belongs to an existing account - can not overwrite.")
         }
     }
@@ -361,8 +361,8 @@ extension Emulator {
         if limit > 1000 { limit = 1000 }
         let pageLimit = limit < 0 ? nil : limit
         let users = try await store.read { tx in
-            try Emulator.readSettings(tx, scope).requireAuthEnabled()
-            return try tx.listUsers(
+            try await Emulator.readSettings(tx, scope).requireAuthEnabled()
+            return try await tx.listUsers(
                 scope, after: nextPageToken.flatMap { $0.isEmpty ? nil : $0 }, limit: pageLimit, descending: false)
         }
         var response: [String: JSONValue] = ["kind": "identitytoolkit#DownloadAccountResponse"]
@@ -382,7 +382,7 @@ extension Emulator {
         let errors: [JSONValue] = try await store.write { tx in
             var errors: [JSONValue] = []
             for (index, id) in ids.enumerated() {
-                guard let user = try tx.user(scope, localId: id) else { continue }
+                guard let user = try await tx.user(scope, localId: id) else { continue }
                 if !force, !user.isDisabled {
                     errors.append(
                         .object([
@@ -391,7 +391,7 @@ extension Emulator {
                         ]))
                     continue
                 }
-                _ = try tx.deleteUser(scope, localId: id)
+                _ = try await tx.deleteUser(scope, localId: id)
             }
             return errors
         }
@@ -418,7 +418,7 @@ extension Emulator {
         }
         let scope = caller.scope
         let (count, users): (Int, [UserRecord]) = try await store.read { tx in
-            let all = try tx.listUsers(scope, after: nil, limit: nil, descending: descending)
+            let all = try await tx.listUsers(scope, after: nil, limit: nil, descending: descending)
             let page = Array(all.dropFirst(offset).prefix(limit ?? Int.max))
             return (all.count, page)
         }

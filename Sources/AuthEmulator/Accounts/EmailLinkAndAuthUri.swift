@@ -22,11 +22,11 @@ extension Emulator {
         typealias Outcome = (UserRecord, Bool, ScopeSettings, [String: JSONValue])
         let (user, isNew, settings, sessionClaims): Outcome = try await writeWithBlockingFunctions(scope) {
             tx, hooks, random in
-            let settings = try self.enabledSettings(tx, scope)
+            let settings = try await self.enabledSettings(tx, scope)
             if !settings.emailLinkEnabled { throw AuthError.operationNotAllowed }
             guard let code = request.oobCode, !code.isEmpty else { throw AuthError.missingOobCode }
             guard let email = request.email, !email.isEmpty else { throw AuthError.missingEmail }
-            let oob = try self.liveOobCode(tx, scope, code: code)
+            let oob = try await self.liveOobCode(tx, scope, code: code)
             guard oob.requestType == .emailSignin else { throw AuthError.invalidOobCode }
             guard oob.email == email.lowercased() else {
                 throw AuthError("INVALID_EMAIL", "The email provided does not match the sign-in email address.")
@@ -34,11 +34,11 @@ extension Emulator {
             var user: UserRecord
             var isNew = false
             if let idToken = request.idToken {
-                user = try Emulator.userForIdToken(tx, try self.tokens.decodeIdToken(idToken), scope: scope)
-                if try tx.users(scope, email: oob.email).contains(where: { $0.localId != user.localId }) {
+                user = try await Emulator.userForIdToken(tx, try self.tokens.decodeIdToken(idToken), scope: scope)
+                if try await tx.users(scope, email: oob.email).contains(where: { $0.localId != user.localId }) {
                     throw AuthError.emailExists
                 }
-            } else if let existing = try tx.users(scope, email: oob.email).first {
+            } else if let existing = try await tx.users(scope, email: oob.email).first {
                 user = existing
             } else {
                 user = UserRecord(localId: random.alphanumeric(28))
@@ -58,8 +58,8 @@ extension Emulator {
                 ? try hooks.beforeCreateAndSignIn(&user, settings: settings, scope: scope, context: context)
                 : try hooks.beforeSignIn(&user, settings: settings, scope: scope, context: context)
             if !(settings.mfaEnabled && !user.enrollments.isEmpty) { self.markSignedIn(&user) }
-            try tx.save(scope, user)
-            try tx.deleteOobCode(scope, code: code)
+            try await tx.save(scope, user)
+            try await tx.deleteOobCode(scope, code: code)
             return (user, isNew, settings, sessionClaims)
         }
         // Disabled by a blocking function: the account is written, the sign-in refused.
@@ -84,9 +84,9 @@ extension Emulator {
         let scope = caller.scope
         let sessionId = request.sessionId ?? random.alphanumeric(27)
         let (users, settings): ([UserRecord], ScopeSettings) = try await store.read { tx in
-            let settings = try self.enabledSettings(tx, scope, create: false)
-            var users = try tx.users(scope, email: identifier)
-            for user in try tx.users(scope, providerEmail: identifier)
+            let settings = try await self.enabledSettings(tx, scope, create: false)
+            var users = try await tx.users(scope, email: identifier)
+            for user in try await tx.users(scope, providerEmail: identifier)
             where !users.contains(where: { $0.localId == user.localId }) {
                 users.append(user)
             }

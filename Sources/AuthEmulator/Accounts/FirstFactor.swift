@@ -131,8 +131,8 @@ extension Emulator {
     }
 
     /// Stamps a sign-in on a user that is otherwise unchanged, and stores just that.
-    func recordSignIn(_ tx: any StoreTransaction, _ scope: Scope, _ user: inout UserRecord) throws {
+    func recordSignIn(_ tx: any StoreTransaction, _ scope: Scope, _ user: inout UserRecord) async throws {
         markSignedIn(&user)
-        try tx.saveSessionTimes(scope, user)
+        try await tx.saveSessionTimes(scope, user)
     }
 }

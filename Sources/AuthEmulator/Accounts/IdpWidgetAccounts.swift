@@ -6,7 +6,7 @@ extension Emulator {
     public func idpWidgetAccounts(providerId: String, scope: Scope, limit: Int = 200) async throws
         -> [(info: ProviderUserInfo, idToken: String)]
     {
-        let users = try await store.read { tx in try tx.users(scope, providerId: providerId, limit: limit) }
+        let users = try await store.read { tx in try await tx.users(scope, providerId: providerId, limit: limit) }
         return users.compactMap { user in
             guard let info = user.providers.first(where: { $0.providerId == providerId }), let rawId = info.rawId
             else { return nil }

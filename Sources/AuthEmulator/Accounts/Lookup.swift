@@ -38,25 +38,25 @@ extension Emulator {
         let scope = caller.scope
         if request.initialEmail != nil { throw AuthError.notImplemented("lookup by initialEmail") }
         let users: [UserRecord] = try await store.read { tx in
-            try self.enabledSettings(tx, scope, create: false)
+            try await self.enabledSettings(tx, scope, create: false)
             var found: [UserRecord] = []
             func add(_ user: UserRecord?) {
                 if let user, !found.contains(where: { $0.localId == user.localId }) { found.append(user) }
             }
             if caller.isAdmin, request.idToken == nil {
-                for id in request.localId ?? [] { add(try tx.user(scope, localId: id)) }
-                for email in request.email ?? [] { for user in try tx.users(scope, email: email) { add(user) } }
-                for phone in request.phoneNumber ?? [] { add(try tx.user(scope, phoneNumber: phone)) }
+                for id in request.localId ?? [] { add(try await tx.user(scope, localId: id)) }
+                for email in request.email ?? [] { for user in try await tx.users(scope, email: email) { add(user) } }
+                for phone in request.phoneNumber ?? [] { add(try await tx.user(scope, phoneNumber: phone)) }
                 for federated in request.federatedUserId ?? [] {
                     guard let providerId = federated.providerId else { throw AuthError("MISSING_PROVIDER_ID") }
                     guard let rawId = federated.rawId else { throw AuthError("MISSING_RAW_ID") }
-                    add(try tx.user(scope, providerId: providerId, rawId: rawId))
+                    add(try await tx.user(scope, providerId: providerId, rawId: rawId))
                 }
                 return found
             }
             guard let idToken = request.idToken else { throw AuthError.missingIdToken }
             let claims = try self.tokens.decodeIdToken(idToken)
-            add(try Emulator.userForIdToken(tx, claims, scope: scope))
+            add(try await Emulator.userForIdToken(tx, claims, scope: scope))
             return found
         }
         var response: [String: JSONValue] = ["kind": "identitytoolkit#GetAccountInfoResponse"]

@@ -38,8 +38,8 @@ extension Emulator {
         let scope = caller.scope
         guard let idToken = request.idToken, !idToken.isEmpty else { throw AuthError.missingIdToken }
         let user = try await store.read { tx in
-            try self.enabledSettings(tx, scope)
-            return try Emulator.userForIdToken(tx, try self.tokens.decodeIdToken(idToken), scope: scope)
+            try await self.enabledSettings(tx, scope)
+            return try await Emulator.userForIdToken(tx, try self.tokens.decodeIdToken(idToken), scope: scope)
         }
         return .object([
             "credentialCreationOptions": .object([
@@ -68,17 +68,17 @@ extension Emulator {
             throw AuthError.missingAuthenticatorResponse
         }
         let user: UserRecord = try await store.write { tx in
-            try self.enabledSettings(tx, scope)
-            var user = try Emulator.userForIdToken(tx, try self.tokens.decodeIdToken(idToken), scope: scope)
+            try await self.enabledSettings(tx, scope)
+            var user = try await Emulator.userForIdToken(tx, try self.tokens.decodeIdToken(idToken), scope: scope)
             guard let credentialId = response["id"]?.stringValue, !credentialId.isEmpty else {
                 throw AuthError("INVALID_CREDENTIAL_ID")
             }
-            if try tx.user(scope, passkeyCredentialId: credentialId) != nil {
+            if try await tx.user(scope, passkeyCredentialId: credentialId) != nil {
                 throw AuthError("CREDENTIAL_ALREADY_IN_USE")
             }
             let name = [request.name, request.displayName].compactMap { $0 }.first { !$0.isEmpty } ?? "Unnamed Passkey"
             user.passkeyInfo = (user.passkeyInfo ?? []) + [PasskeyInfo(credentialId: credentialId, name: name)]
-            try tx.save(scope, user)
+            try await tx.save(scope, user)
             return user
         }
         var reply = try await issueTokens(SessionGrant(user: user, scope: scope, provider: "passkey"))
@@ -88,7 +88,7 @@ extension Emulator {
 
     public func startPasskeySignIn(caller: Caller) async throws -> JSONValue {
         let scope = caller.scope
-        try await store.read { tx -> Void in try self.enabledSettings(tx, scope) }
+        try await store.read { tx -> Void in try await self.enabledSettings(tx, scope) }
         return .object([
             "credentialRequestOptions": .object([
                 "challenge": .string(challenge()), "rpId": "localhost", "userVerification": "required",
@@ -105,12 +105,12 @@ extension Emulator {
             throw AuthError("INVALID_CREDENTIAL_ID")
         }
         let user: UserRecord = try await store.sessionWrite { tx in
-            try self.enabledSettings(tx, scope)
-            guard var user = try tx.user(scope, passkeyCredentialId: credentialId) else {
+            try await self.enabledSettings(tx, scope)
+            guard var user = try await tx.user(scope, passkeyCredentialId: credentialId) else {
                 throw AuthError("PASSKEY_CREDENTIAL_NOT_FOUND")
             }
             if user.isDisabled { throw AuthError.userDisabled }
-            try self.recordSignIn(tx, scope, &user)
+            try await self.recordSignIn(tx, scope, &user)
             return user
         }
         var reply = try await issueTokens(SessionGrant(user: user, scope: scope, provider: "passkey"))

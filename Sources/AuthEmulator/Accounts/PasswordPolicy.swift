@@ -81,7 +81,7 @@ extension Emulator {
     /// `GET v2/passwordPolicy` from the scope's `passwordPolicyConfig`.
     public func passwordPolicy(caller: Caller) async throws -> JSONValue {
         let scope = caller.scope
-        let settings = try await store.read { tx in try self.settings(tx, scope, create: false) }
+        let settings = try await store.read { tx in try await self.settings(tx, scope, create: false) }
         let policy = settings.passwordPolicy
         var options: [String: JSONValue] = ["minPasswordLength": 6, "maxPasswordLength": 4096]
         if let custom = policy["passwordPolicyVersions"]?.arrayValue?.first?["customStrengthOptions"]?.objectValue {

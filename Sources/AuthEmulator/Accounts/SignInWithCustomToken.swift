@@ -29,8 +29,8 @@ extension Emulator {
         }
         let scope = caller.scope
         let (user, isNew): (UserRecord, Bool) = try await store.write { tx in
-            try self.enabledSettings(tx, scope)
-            var user = try tx.user(scope, localId: uid)
+            try await self.enabledSettings(tx, scope)
+            var user = try await tx.user(scope, localId: uid)
             let isNew = user == nil
             if user == nil {
                 var created = UserRecord(localId: uid)
@@ -42,7 +42,7 @@ extension Emulator {
             guard var user else { throw AuthError.userNotFound }
             if user.isDisabled { throw AuthError.userDisabled }
             self.markSignedIn(&user)
-            try tx.save(scope, user)
+            try await tx.save(scope, user)
             return (user, isNew)
         }
         var grant = SessionGrant(user: user, scope: scope, provider: "custom")

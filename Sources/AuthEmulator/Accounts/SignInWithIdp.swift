@@ -24,18 +24,19 @@ extension Emulator {
             case signedIn(UserRecord, IdpAssertionSummary, ScopeSettings, [String: JSONValue], [String: JSONValue])
         }
         let outcome: Outcome = try await writeWithBlockingFunctions(scope) { tx, hooks, random in
-            let settings = try self.enabledSettings(tx, scope)
+            let settings = try await self.enabledSettings(tx, scope)
             if request.returnRefreshToken == true { throw AuthError.notImplemented("signInWithIdp returnRefreshToken") }
             if request.pendingIdToken != nil { throw AuthError.notImplemented("signInWithIdp pendingIdToken") }
             let assertion = try IdpAssertion(
                 requestUri: request.requestUri, postBody: request.postBody, tokens: self.tokens)
             var response = assertion.response
-            let linking = try request.idToken.map {
-                try Emulator.userForIdToken(tx, try self.tokens.decodeIdToken($0), scope: scope)
+            var linking: UserRecord?
+            if let idToken = request.idToken {
+                linking = try await Emulator.userForIdToken(tx, try self.tokens.decodeIdToken(idToken), scope: scope)
             }
             let resolution: IdpResolution
             do {
-                resolution = try Emulator.resolveIdpAccount(
+                resolution = try await Emulator.resolveIdpAccount(
                     tx, scope, assertion, linking: linking, settings: settings, response: &response,
                     newLocalId: { random.alphanumeric(28) }, nowSeconds: nowSeconds)
             } catch let error as AuthError where error.kind == .badRequest && request.returnIdpCredential == true {
@@ -59,7 +60,7 @@ extension Emulator {
                 ? try hooks.beforeCreateAndSignIn(&user, settings: settings, scope: scope, context: context)
                 : try hooks.beforeSignIn(&user, settings: settings, scope: scope, context: context)
             if !(settings.mfaEnabled && !user.enrollments.isEmpty) { self.markSignedIn(&user) }
-            try tx.save(scope, user)
+            try await tx.save(scope, user)
             response["localId"] = .string(user.localId)
             if user.email == assertion.email { response["emailVerified"] = .bool(user.emailVerified ?? false) }
             response.setIfPresent("tenantId", scope.tenantId.map(JSONValue.string))
@@ -84,14 +85,14 @@ extension Emulator {
     static func resolveIdpAccount(
         _ tx: any StoreTransaction, _ scope: Scope, _ assertion: IdpAssertion, linking: UserRecord?,
         settings: ScopeSettings, response: inout [String: JSONValue], newLocalId: () -> String, nowSeconds: Int64
-    ) throws -> IdpResolution {
+    ) async throws -> IdpResolution {
         let oneAccountPerEmail = !settings.allowDuplicateEmails
-        let matching = try tx.user(scope, providerId: assertion.providerId, rawId: assertion.rawId)
+        let matching = try await tx.user(scope, providerId: assertion.providerId, rawId: assertion.rawId)
         let email = assertion.email
         if var user = linking {
             if matching != nil { throw AuthError("FEDERATED_USER_ID_ALREADY_LINKED") }
             if oneAccountPerEmail, let email,
-                try tx.users(scope, email: email).contains(where: { $0.localId != user.localId })
+                try await tx.users(scope, email: email).contains(where: { $0.localId != user.localId })
             {
                 throw AuthError.emailExists
             }
@@ -103,7 +104,7 @@ extension Emulator {
             return .account(user, isNew: false)
         }
         if let matching { return .account(matching, isNew: false) }
-        if oneAccountPerEmail, let email, let existing = try tx.users(scope, email: email).first {
+        if oneAccountPerEmail, let email, let existing = try await tx.users(scope, email: email).first {
             guard assertion.emailVerified else {
                 response["needConfirmation"] = true
                 response["localId"] = .string(existing.localId)

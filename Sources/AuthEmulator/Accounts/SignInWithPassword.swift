@@ -20,9 +20,9 @@ extension Emulator {
         let scope = caller.scope
         let (user, settings, sessionClaims): (UserRecord, ScopeSettings, [String: JSONValue]) =
             try await writeWithBlockingFunctions(scope, sessionOnly: true) { tx, hooks, random in
-                let settings = try self.enabledSettings(tx, scope)
+                let settings = try await self.enabledSettings(tx, scope)
                 if !settings.passwordSignUpEnabled { throw AuthError.passwordLoginDisabled }
-                try Emulator.verifyPasswordRecaptcha(
+                try await Emulator.verifyPasswordRecaptcha(
                     tx, token: request.captchaResponse, clientType: request.clientType,
                     version: request.recaptchaVersion,
                     scope: scope, settings: settings)
@@ -32,7 +32,7 @@ extension Emulator {
                 let privacy = settings.improvedEmailPrivacy
                 // An account whose password an IdP takeover dropped still has the address: a wrong
                 // password, not an unknown email (firebase-tools, production).
-                let owners = try tx.users(scope, email: email)
+                let owners = try await tx.users(scope, email: email)
                 guard var user = owners.first(where: \.hasPassword) ?? owners.first else {
                     throw privacy ? AuthError.invalidLoginCredentials : AuthError.emailNotFound
                 }
@@ -46,7 +46,7 @@ extension Emulator {
                     let updatedAt = user.passwordUpdatedAt
                     user.setPassword(password, random: random, nowMillis: self.nowMillisString)
                     user.passwordUpdatedAt = updatedAt
-                    try tx.save(scope, user)
+                    try await tx.save(scope, user)
                 }
                 try settings.passwordRules.check(signInPassword: password)
                 var sessionClaims: [String: JSONValue] = [:]
@@ -57,9 +57,9 @@ extension Emulator {
                     {
                         sessionClaims = claims
                         self.markSignedIn(&user)
-                        try tx.save(scope, user)
+                        try await tx.save(scope, user)
                     } else {
-                        try self.recordSignIn(tx, scope, &user)
+                        try await self.recordSignIn(tx, scope, &user)
                     }
                 }
                 return (user, settings, sessionClaims)

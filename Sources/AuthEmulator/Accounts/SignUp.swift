@@ -32,11 +32,11 @@ extension Emulator {
         let nowMillis = nowMillisString
         let result: (UserRecord, String?, [String: JSONValue]) = try await writeWithBlockingFunctions(scope) {
             tx, hooks, random in
-            let settings = try self.enabledSettings(tx, scope)
-            try Emulator.checkSignUp(tx, request, caller: caller, settings: settings)
-            var (user, provider) = try self.signUpTarget(
+            let settings = try await self.enabledSettings(tx, scope)
+            try await Emulator.checkSignUp(tx, request, caller: caller, settings: settings)
+            var (user, provider) = try await self.signUpTarget(
                 tx, request, caller: caller, random: random, nowMillis: nowMillis)
-            try Emulator.setSignUpCredentials(
+            try await Emulator.setSignUpCredentials(
                 tx, &user, request, caller: caller, settings: settings, random: random, nowMillis: nowMillis)
             if request.idToken == nil, request.email == nil, request.password?.isEmpty != false, !caller.isAdmin {
                 if !settings.anonymousEnabled { throw AuthError.adminOnlyOperation }
@@ -44,7 +44,7 @@ extension Emulator {
             } else if request.idToken == nil, !caller.isAdmin {
                 provider = "password"
             }
-            try Emulator.setSignUpProfile(tx, &user, request, caller: caller)
+            try await Emulator.setSignUpProfile(tx, &user, request, caller: caller)
             if let enrollments = request.mfaInfo {
                 user.mfaInfo = try MfaEnrollmentInput.records(
                     enrollments, random: random, now: self.clock.now(), keepingIds: caller.isAdmin)
@@ -60,7 +60,7 @@ extension Emulator {
                 user.lastLoginAt = nowMillis
                 user.lastRefreshAt = self.clock.now().rfc3339Millis
             }
-            try tx.save(scope, user)
+            try await tx.save(scope, user)
             return (user, provider, sessionClaims)
         }
         return try await signUpResponse(result.0, provider: result.1, sessionClaims: result.2, scope: scope)
@@ -70,7 +70,7 @@ extension Emulator {
     /// sign-up needs both and passes the password reCAPTCHA policy.
     static func checkSignUp(
         _ tx: any StoreTransaction, _ request: SignUpRequest, caller: Caller, settings: ScopeSettings
-    ) throws {
+    ) async throws {
         if request.localId != nil, !caller.isAdmin || request.idToken != nil {
             throw AuthError("UNEXPECTED_PARAMETER", "User ID")
         }
@@ -87,7 +87,7 @@ extension Emulator {
             throw AuthError.invalidEmail
         }
         if request.email != nil || request.password?.isEmpty == false {
-            try verifyPasswordRecaptcha(
+            try await verifyPasswordRecaptcha(
                 tx, token: request.captchaResponse, clientType: request.clientType, version: request.recaptchaVersion,
                 scope: caller.scope, settings: settings)
         }
@@ -97,13 +97,13 @@ extension Emulator {
     func signUpTarget(
         _ tx: any StoreTransaction, _ request: SignUpRequest, caller: Caller, random: any RandomSource,
         nowMillis: String
-    ) throws -> (UserRecord, String?) {
+    ) async throws -> (UserRecord, String?) {
         if let idToken = request.idToken {
             let claims = try tokens.decodeIdToken(idToken)
-            return (try Emulator.userForIdToken(tx, claims, scope: caller.scope), "password")
+            return (try await Emulator.userForIdToken(tx, claims, scope: caller.scope), "password")
         }
         let localId = request.localId ?? random.alphanumeric(28)
-        if request.localId != nil, try tx.user(caller.scope, localId: localId) != nil {
+        if request.localId != nil, try await tx.user(caller.scope, localId: localId) != nil {
             throw AuthError.duplicateLocalId
         }
         var user = UserRecord(localId: localId)
@@ -116,12 +116,12 @@ extension Emulator {
     static func setSignUpCredentials(
         _ tx: any StoreTransaction, _ user: inout UserRecord, _ request: SignUpRequest, caller: Caller,
         settings: ScopeSettings, random: any RandomSource, nowMillis: String
-    ) throws {
+    ) async throws {
         if let email = request.email {
             guard Validation.isEmail(email) else { throw AuthError.invalidEmail }
             let normalized = email.lowercased()
             let localId = user.localId
-            if try tx.users(caller.scope, email: normalized).contains(where: { $0.localId != localId }) {
+            if try await tx.users(caller.scope, email: normalized).contains(where: { $0.localId != localId }) {
                 throw AuthError.emailExists
             }
             user.email = normalized
@@ -142,7 +142,7 @@ extension Emulator {
     /// only for an email/password account and a photo URL never; the rest is the admin's.
     static func setSignUpProfile(
         _ tx: any StoreTransaction, _ user: inout UserRecord, _ request: SignUpRequest, caller: Caller
-    ) throws {
+    ) async throws {
         let passwordAccount = request.idToken != nil || request.email != nil || request.password?.isEmpty == false
         if caller.isAdmin || passwordAccount, let name = request.displayName { user.displayName = name }
         guard caller.isAdmin else { return }
@@ -151,7 +151,7 @@ extension Emulator {
         if let disabled = request.disabled { user.disabled = disabled }
         if let phone = request.phoneNumber {
             guard Validation.isPhoneNumber(phone) else { throw AuthError.invalidPhoneNumber }
-            if try tx.user(caller.scope, phoneNumber: phone) != nil { throw AuthError.phoneNumberExists }
+            if try await tx.user(caller.scope, phoneNumber: phone) != nil { throw AuthError.phoneNumberExists }
             user.phoneNumber = phone
             user.upsertProvider(ProviderUserInfo(providerId: "phone", rawId: phone, phoneNumber: phone))
         }

@@ -44,21 +44,21 @@ extension Emulator {
         let (now, nowMillis) = (clock.now(), nowMillisString)
         typealias Outcome = (change: AccountChange, claims: IdTokenClaims?, recovery: OobCode?)
         let outcome: Outcome = try await store.write { tx in
-            let settings = try self.enabledSettings(tx, caller.scope)
-            let (user, claims) = try self.updateTarget(tx, request, caller: caller)
+            let settings = try await self.enabledSettings(tx, caller.scope)
+            let (user, claims) = try await self.updateTarget(tx, request, caller: caller)
             var change = AccountChange(
                 user: user, request: request, scope: caller.scope, now: now,
                 anonymousSession: claims?.signInProvider == "anonymous")
             try change.applyProfile()
-            try change.applyEmail(tx)
+            try await change.applyEmail(tx)
             try change.applyPassword(settings.passwordRules, random: self.random, nowMillis: nowMillis)
             change.applyFlags()
-            try change.applyPhone(tx)
+            try await change.applyPhone(tx)
             change.applyDeletions()
-            try change.applyLinkedProvider(tx)
+            try await change.applyLinkedProvider(tx)
             try change.applyAdminFields(isAdmin: caller.isAdmin, random: self.random)
-            try tx.save(caller.scope, change.user)
-            let recovery = try self.recoveryCode(tx, change, code: recoveryCode, caller: caller)
+            try await tx.save(caller.scope, change.user)
+            let recovery = try await self.recoveryCode(tx, change, code: recoveryCode, caller: caller)
             return (change, claims, recovery)
         }
         if let recovery = outcome.recovery { logOobCode(recovery, scope: caller.scope) }
@@ -67,17 +67,17 @@ extension Emulator {
 
     /// The account a request changes: the ID token's user, or (admin) the one `localId` names.
     /// Fields only an admin may set are refused to anyone else.
-    func updateTarget(_ tx: any StoreTransaction, _ request: UpdateAccountRequest, caller: Caller) throws
+    func updateTarget(_ tx: any StoreTransaction, _ request: UpdateAccountRequest, caller: Caller) async throws
         -> (UserRecord, IdTokenClaims?)
     {
         let target: (UserRecord, IdTokenClaims?)
         if let idToken = request.idToken {
             let claims = try tokens.decodeIdToken(idToken)
-            target = (try Emulator.userForIdToken(tx, claims, scope: caller.scope), claims)
+            target = (try await Emulator.userForIdToken(tx, claims, scope: caller.scope), claims)
             if request.disableUser != nil { throw AuthError.operationNotAllowed }
         } else if caller.isAdmin {
             guard let localId = request.localId else { throw AuthError.missingLocalId }
-            guard let found = try tx.user(caller.scope, localId: localId) else { throw AuthError.userNotFound }
+            guard let found = try await tx.user(caller.scope, localId: localId) else { throw AuthError.userNotFound }
             target = (found, nil)
         } else if request.oobCode != nil {
             throw AuthError.notImplemented("accounts:update with oobCode")
@@ -94,19 +94,19 @@ extension Emulator {
     }
 
     /// The RECOVER_EMAIL code mailed to a signed-in user's first address when it changed.
-    func recoveryCode(_ tx: any StoreTransaction, _ change: AccountChange, code: String, caller: Caller) throws
+    func recoveryCode(_ tx: any StoreTransaction, _ change: AccountChange, code: String, caller: Caller) async throws
         -> OobCode?
     {
         guard change.emailChanged, !change.anonymousSession, let initial = change.user.initialEmail else { return nil }
         let recovery = OobCode(
             email: initial, requestType: .recoverEmail, oobCode: code,
             oobLink: Emulator.actionLink(
-                handler: try settings(tx, caller.scope).actionHandlerURL
+                handler: try await settings(tx, caller.scope).actionHandlerURL
                     ?? "\(options.linkBase(for: caller))/emulator/action",
                 mode: OobRequestType.recoverEmail.actionMode, code: code, continueUrl: nil,
                 tenantId: caller.scope.tenantId),
             localId: change.user.localId, createdAt: change.now.timeIntervalSince1970 * 1000)
-        try tx.saveOobCode(caller.scope, recovery)
+        try await tx.saveOobCode(caller.scope, recovery)
         return recovery
     }
 
@@ -182,7 +182,7 @@ extension Emulator {
     public func deleteAccount(idToken: String?, localId: String?, caller: Caller) async throws -> JSONValue {
         let scope = caller.scope
         try await store.write { tx in
-            try self.enabledSettings(tx, scope)
+            try await self.enabledSettings(tx, scope)
             let target: String
             if caller.isAdmin {
                 // As firebase-tools: the admin form names the account; an ID token does not.
@@ -190,11 +190,11 @@ extension Emulator {
                 target = localId
             } else if let idToken {
                 let claims = try self.tokens.decodeIdToken(idToken)
-                target = try Emulator.userForIdToken(tx, claims, scope: scope).localId
+                target = try await Emulator.userForIdToken(tx, claims, scope: scope).localId
             } else {
                 throw AuthError.missingIdToken
             }
-            guard try tx.deleteUser(scope, localId: target) else { throw AuthError.userNotFound }
+            guard try await tx.deleteUser(scope, localId: target) else { throw AuthError.userNotFound }
         }
         return .object(["kind": "identitytoolkit#DeleteAccountResponse"])
     }

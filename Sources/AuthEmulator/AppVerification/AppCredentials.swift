@@ -68,12 +68,12 @@ public enum InjectedFault: String, Codable, Sendable, CaseIterable {
 
 /// Issued credentials, the APNs outbox and injected faults.
 public protocol AppVerificationRepository {
-    func saveCredential(_ credential: IssuedCredential) throws
-    func credential(_ token: String) throws -> IssuedCredential?
-    func insertPush(_ push: ApnsPush) throws -> ApnsPush
-    func listPushes(_ scope: Scope, afterId: Int64?, limit: Int?) throws -> [ApnsPush]
-    func deletePushes(_ scope: Scope) throws
-    func setFault(_ scope: Scope, _ fault: InjectedFault, count: Int) throws
+    func saveCredential(_ credential: IssuedCredential) async throws
+    func credential(_ token: String) async throws -> IssuedCredential?
+    func insertPush(_ push: ApnsPush) async throws -> ApnsPush
+    func listPushes(_ scope: Scope, afterId: Int64?, limit: Int?) async throws -> [ApnsPush]
+    func deletePushes(_ scope: Scope) async throws
+    func setFault(_ scope: Scope, _ fault: InjectedFault, count: Int) async throws
     /// Uses one pending fault of that kind; true when one was pending.
-    func takeFault(_ scope: Scope, _ fault: InjectedFault) throws -> Bool
+    func takeFault(_ scope: Scope, _ fault: InjectedFault) async throws -> Bool
 }

@@ -10,12 +10,12 @@ extension Emulator {
     static func verifyApp(
         _ tx: any StoreTransaction, _ fields: PhoneCodeRequest, scope: Scope, settings: ScopeSettings,
         injectedFailure: Bool
-    ) throws -> String {
+    ) async throws -> String {
         guard settings.emulator.appVerificationEnforced else { return "none" }
         if injectedFailure { throw AuthError("INVALID_APP_CREDENTIAL") }
         let state = settings.enforcementState("phoneEnforcementState")
-        func valid(_ token: String?, _ kinds: Set<AppCredentialKind>) throws -> IssuedCredential? {
-            guard let token, let credential = try tx.credential(token), credential.valid,
+        func valid(_ token: String?, _ kinds: Set<AppCredentialKind>) async throws -> IssuedCredential? {
+            guard let token, let credential = try await tx.credential(token), credential.valid,
                 kinds.contains(credential.kind),
                 credential.projectId == scope.projectId, credential.tenantId == scope.tenantId
             else { return nil }
@@ -25,24 +25,26 @@ extension Emulator {
         if state == "ENFORCE" {
             try checkEnterpriseShape(fields)
             guard let enterprise else { throw AuthError("MISSING_RECAPTCHA_TOKEN") }
-            guard try valid(enterprise, [.recaptchaEnterprise]) != nil else {
+            guard try await valid(enterprise, [.recaptchaEnterprise]) != nil else {
                 throw AuthError("INVALID_RECAPTCHA_TOKEN")
             }
             return "recaptcha-enterprise"
         }
-        if state == "AUDIT", try valid(enterprise, [.recaptchaEnterprise]) != nil { return "recaptcha-enterprise" }
+        if state == "AUDIT", try await valid(enterprise, [.recaptchaEnterprise]) != nil {
+            return "recaptcha-enterprise"
+        }
         if fields.iosReceipt != nil || fields.iosSecret != nil {
-            guard let receipt = try valid(fields.iosReceipt, [.apns]), receipt.secret == fields.iosSecret else {
+            guard let receipt = try await valid(fields.iosReceipt, [.apns]), receipt.secret == fields.iosSecret else {
                 throw AuthError("INVALID_APP_CREDENTIAL")
             }
             return "apns"
         }
         if let token = fields.recaptchaToken, !token.isEmpty {
-            guard try valid(token, [.recaptchaV2]) != nil else { throw AuthError("CAPTCHA_CHECK_FAILED") }
+            guard try await valid(token, [.recaptchaV2]) != nil else { throw AuthError("CAPTCHA_CHECK_FAILED") }
             return "recaptcha"
         }
         if let token = fields.playIntegrityToken ?? fields.safetyNetToken, !token.isEmpty {
-            guard try valid(token, [.playIntegrity, .safetyNet]) != nil else {
+            guard try await valid(token, [.playIntegrity, .safetyNet]) != nil else {
                 throw AuthError("INVALID_APP_CREDENTIAL")
             }
             return "play-integrity"
@@ -58,8 +60,10 @@ extension Emulator {
     func takeCredentialFault(_ scope: Scope) async throws -> Bool {
         if let cached = settingsCache.lookup(scope).0, !cached.emulator.appVerificationEnforced { return false }
         return try await store.write { tx in
-            guard try self.settings(tx, scope, create: false).emulator.appVerificationEnforced else { return false }
-            return try tx.takeFault(scope, .credential)
+            guard try await self.settings(tx, scope, create: false).emulator.appVerificationEnforced else {
+                return false
+            }
+            return try await tx.takeFault(scope, .credential)
         }
     }
 
@@ -76,13 +80,14 @@ extension Emulator {
     static func verifyPasswordRecaptcha(
         _ tx: any StoreTransaction, token: String?, clientType: String?, version: String?, scope: Scope,
         settings: ScopeSettings
-    ) throws {
+    ) async throws {
         guard settings.emulator.appVerificationEnforced,
             settings.enforcementState("emailPasswordEnforcementState") == "ENFORCE"
         else { return }
         try checkEnterpriseShape(PhoneCodeRequest(clientType: clientType, recaptchaVersion: version))
         guard let token, !token.isEmpty, token != "NO_RECAPTCHA" else { throw AuthError("MISSING_RECAPTCHA_TOKEN") }
-        guard let credential = try tx.credential(token), credential.valid, credential.kind == .recaptchaEnterprise,
+        guard let credential = try await tx.credential(token), credential.valid,
+            credential.kind == .recaptchaEnterprise,
             credential.projectId == scope.projectId, credential.tenantId == scope.tenantId
         else { throw AuthError("INVALID_RECAPTCHA_TOKEN") }
     }
@@ -96,13 +101,13 @@ extension Emulator {
         let secret = random.base64URL(24)
         let now = clock.now()
         let push: ApnsPush? = try await store.write { tx in
-            try self.enabledSettings(tx, scope)
-            try tx.saveCredential(
+            try await self.enabledSettings(tx, scope)
+            try await tx.saveCredential(
                 IssuedCredential(
                     token: receipt, kind: .apns, projectId: scope.projectId, tenantId: scope.tenantId, secret: secret,
                     appToken: appToken, valid: true, createdAt: now))
-            if try tx.takeFault(scope, .apnsPush) { return nil }
-            return try tx.insertPush(
+            if try await tx.takeFault(scope, .apnsPush) { return nil }
+            return try await tx.insertPush(
                 ApnsPush(
                     id: 0, projectId: scope.projectId, tenantId: scope.tenantId, deviceToken: appToken,
                     isSandbox: isSandbox ?? false, receipt: receipt, secret: secret, sentAt: now))
@@ -125,22 +130,24 @@ extension Emulator {
         let credential = IssuedCredential(
             token: token, kind: kind, projectId: scope.projectId, tenantId: scope.tenantId, valid: valid,
             createdAt: clock.now())
-        try await store.write { tx in try tx.saveCredential(credential) }
+        try await store.write { tx in try await tx.saveCredential(credential) }
         return .object(["token": .string(token), "kind": .string(kind.rawValue), "valid": .bool(valid)])
     }
 
     public func injectFault(_ fault: InjectedFault, count: Int, scope: Scope) async throws -> JSONValue {
         guard (0...1000).contains(count) else { throw AuthError("INVALID_ARGUMENT", "count must be from 0 to 1000") }
-        try await store.write { tx in try tx.setFault(scope, fault, count: count) }
+        try await store.write { tx in try await tx.setFault(scope, fault, count: count) }
         return .object(["fault": .string(fault.rawValue), "remaining": .number(Double(count))])
     }
 
     public func apnsPushes(_ scope: Scope, afterId: Int64?, limit: Int?, wait: Double) async throws -> [ApnsPush] {
-        try await longPoll(pushSignal, wait: wait) { tx in try tx.listPushes(scope, afterId: afterId, limit: limit) }
+        try await longPoll(pushSignal, wait: wait) { tx in
+            try await tx.listPushes(scope, afterId: afterId, limit: limit)
+        }
     }
 
     public func clearApnsPushes(_ scope: Scope) async throws {
-        try await store.write { tx in try tx.deletePushes(scope) }
+        try await store.write { tx in try await tx.deletePushes(scope) }
     }
 
     /// `GET v2/recaptchaConfig` derived from the scope's `recaptchaConfig`.
@@ -149,7 +156,7 @@ extension Emulator {
         guard let version, !version.isEmpty else { throw AuthError("MISSING_RECAPTCHA_VERSION") }
         guard version == "RECAPTCHA_ENTERPRISE" else { throw AuthError("INVALID_RECAPTCHA_VERSION") }
         let scope = caller.scope
-        let settings = try await store.read { tx in try self.settings(tx, scope, create: false) }
+        let settings = try await store.read { tx in try await self.settings(tx, scope, create: false) }
         let type =
             switch clientType {
             case "CLIENT_TYPE_IOS": "IOS"

@@ -9,10 +9,10 @@ extension Emulator {
     /// may run it as a `sessionWrite`.
     func writeWithBlockingFunctions<T: Sendable>(
         _ scope: Scope, sessionOnly: Bool = false,
-        _ body: @escaping @Sendable (any StoreTransaction, BlockingHooks, any RandomSource) throws -> T
+        _ body: @escaping @Sendable (any StoreTransaction, BlockingHooks, any RandomSource) async throws -> T
     ) async throws -> T {
         let store = self.store
-        func write(_ body: @escaping @Sendable (any StoreTransaction) throws -> T) async throws -> T {
+        func write(_ body: @escaping @Sendable (any StoreTransaction) async throws -> T) async throws -> T {
             sessionOnly ? try await store.sessionWrite(body) : try await store.write(body)
         }
         // The common case, a scope known to have no functions, runs once and draws as usual; if
@@ -20,7 +20,7 @@ extension Emulator {
         if let cached = settingsCache.lookup(scope).0, cached.blockingFunctions.triggers.isEmpty {
             let random = self.random
             do {
-                return try await write { tx in try body(tx, BlockingHooks(), random) }
+                return try await write { tx in try await body(tx, BlockingHooks(), random) }
             } catch is BlockingFunctionCall {}
         }
         let random = ReplayingRandomSource(self.random)
@@ -30,7 +30,7 @@ extension Emulator {
             do {
                 return try await write { tx in
                     random.rewind()
-                    return try body(tx, attempt, random)
+                    return try await body(tx, attempt, random)
                 }
             } catch let call as BlockingFunctionCall {
                 guard hooks.answers[call.event] == nil else {

@@ -80,7 +80,7 @@ extension Emulator {
 
     /// Reads the stored setting at start, and when another daemon on the database changed it.
     public func restoreClockSetting() async throws {
-        movableClock.apply(try await store.read { tx in try tx.clockSetting() })
+        movableClock.apply(try await store.read { tx in try await tx.clockSetting() })
     }
 
     /// Sets the clock to `time`, frozen or running from there; answers `time` as `now`.
@@ -95,7 +95,7 @@ extension Emulator {
         guard abs(setting.offsetSeconds) <= Self.maximumClockOffset else {
             throw AuthError("INVALID_TIME", "the clock can move at most 100 years from the real time.")
         }
-        try await store.write { tx in try tx.saveClockSetting(setting) }
+        try await store.write { tx in try await tx.saveClockSetting(setting) }
         movableClock.apply(setting)
         let how = setting.frozenAt == nil ? "offset \(movableClock.offsetSeconds) s" : "frozen"
         logger.notice("clock moved: now \(clock.now().rfc3339Millis) (\(how))", metadata: ["event": "clock"])

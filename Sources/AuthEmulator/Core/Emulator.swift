@@ -103,31 +103,34 @@ public final class Emulator: Sendable {
 
 extension Emulator {
     /// The project config with defaults filled in.
-    static func projectConfig(_ tx: any StoreTransaction, projectId: String) throws -> JSONValue {
+    static func projectConfig(_ tx: any StoreTransaction, projectId: String) async throws -> JSONValue {
         let defaults = ResourceDefaults.projectConfig(projectId: projectId)
-        guard let stored = try tx.projectConfig(projectId: projectId) else { return defaults }
+        guard let stored = try await tx.projectConfig(projectId: projectId) else { return defaults }
         return defaults.merged(with: stored)
     }
 
     /// The tenant resource, created with everything enabled when it is referenced before being
     /// created (firebase-tools does the same).
-    static func tenantResource(_ tx: any StoreTransaction, projectId: String, tenantId: String, create: Bool) throws
+    static func tenantResource(_ tx: any StoreTransaction, projectId: String, tenantId: String, create: Bool)
+        async throws
         -> JSONValue?
     {
-        if let tenant = try tx.tenant(projectId: projectId, tenantId: tenantId) { return tenant }
+        if let tenant = try await tx.tenant(projectId: projectId, tenantId: tenantId) { return tenant }
         guard create else { return nil }
         let tenant = ResourceDefaults.implicitTenant(projectId: projectId, tenantId: tenantId)
-        try tx.saveTenant(projectId: projectId, tenantId: tenantId, tenant)
+        try await tx.saveTenant(projectId: projectId, tenantId: tenantId, tenant)
         return tenant
     }
 
     /// Settings of a scope, from the cache or the store. In a write transaction a tenant that does
     /// not exist yet is created (implicitly, everything enabled); in a read it reads as that default.
-    func settings(_ tx: any StoreTransaction, _ scope: Scope, create: Bool = true) throws -> ScopeSettings {
+    func settings(_ tx: any StoreTransaction, _ scope: Scope, create: Bool = true) async throws -> ScopeSettings {
         let (cached, generation) = settingsCache.lookup(scope)
         if let cached { return cached }
-        let settings = create ? try Emulator.settings(tx, scope) : try Emulator.readSettings(tx, scope)
-        if !create, scope.tenantId != nil, try tx.tenant(projectId: scope.projectId, tenantId: scope.tenantId!) == nil {
+        let settings = create ? try await Emulator.settings(tx, scope) : try await Emulator.readSettings(tx, scope)
+        if !create, scope.tenantId != nil,
+            try await tx.tenant(projectId: scope.projectId, tenantId: scope.tenantId!) == nil
+        {
             return settings
         }
         settingsCache.store(settings, for: scope, generation: generation)
@@ -137,8 +140,9 @@ extension Emulator {
     /// Settings of a scope whose authentication is not disabled (`disableAuth`): the guard every
     /// account operation passes first (`PROJECT_DISABLED` otherwise).
     @discardableResult
-    func enabledSettings(_ tx: any StoreTransaction, _ scope: Scope, create: Bool = true) throws -> ScopeSettings {
-        let settings = try settings(tx, scope, create: create)
+    func enabledSettings(_ tx: any StoreTransaction, _ scope: Scope, create: Bool = true) async throws -> ScopeSettings
+    {
+        let settings = try await settings(tx, scope, create: create)
         try settings.requireAuthEnabled()
         return settings
     }
@@ -146,19 +150,19 @@ extension Emulator {
     /// Called after any write to a project config or tenant has committed.
     func settingsChanged() { settingsCache.invalidate() }
 
-    static func settings(_ tx: any StoreTransaction, _ scope: Scope) throws -> ScopeSettings {
-        let config = try projectConfig(tx, projectId: scope.projectId)
+    static func settings(_ tx: any StoreTransaction, _ scope: Scope) async throws -> ScopeSettings {
+        let config = try await projectConfig(tx, projectId: scope.projectId)
         guard let tenantId = scope.tenantId else { return ScopeSettings(projectConfig: config) }
-        let tenant = try tenantResource(tx, projectId: scope.projectId, tenantId: tenantId, create: true)!
+        let tenant = try await tenantResource(tx, projectId: scope.projectId, tenantId: tenantId, create: true)!
         return ScopeSettings(tenant: tenant, projectConfig: config)
     }
 
     /// Read-only variant: a tenant that does not exist yet reads as the implicit default.
-    static func readSettings(_ tx: any StoreTransaction, _ scope: Scope) throws -> ScopeSettings {
-        let config = try projectConfig(tx, projectId: scope.projectId)
+    static func readSettings(_ tx: any StoreTransaction, _ scope: Scope) async throws -> ScopeSettings {
+        let config = try await projectConfig(tx, projectId: scope.projectId)
         guard let tenantId = scope.tenantId else { return ScopeSettings(projectConfig: config) }
         let tenant =
-            try tx.tenant(projectId: scope.projectId, tenantId: tenantId)
+            try await tx.tenant(projectId: scope.projectId, tenantId: tenantId)
             ?? ResourceDefaults.implicitTenant(projectId: scope.projectId, tenantId: tenantId)
         return ScopeSettings(tenant: tenant, projectConfig: config)
     }
@@ -166,17 +170,17 @@ extension Emulator {
     /// `PROJECT_DISABLED` before any other check, for operations whose first checks come before
     /// their transaction (firebase-tools asserts `!disableAuth` first in every account handler).
     func requireAuthEnabled(_ scope: Scope) async throws {
-        try await store.read { tx in try Emulator.readSettings(tx, scope).requireAuthEnabled() }
+        try await store.read { tx in try await Emulator.readSettings(tx, scope).requireAuthEnabled() }
     }
 
     /// Resolves the user behind a presented ID token (firebase-tools' checks, in its order).
     static func userForIdToken(
         _ tx: any StoreTransaction, _ claims: IdTokenClaims, scope: Scope
-    ) throws -> UserRecord {
+    ) async throws -> UserRecord {
         if let tokenTenant = claims.tenantId, tokenTenant != scope.tenantId { throw AuthError.tenantIdMismatch }
         if claims.tenantId == nil, scope.tenantId != nil { throw AuthError.tenantIdMismatch }
         if let audience = claims.projectId, audience != scope.projectId { throw AuthError.invalidIdToken }
-        guard let user = try tx.user(scope, localId: claims.localId) else { throw AuthError.userNotFound }
+        guard let user = try await tx.user(scope, localId: claims.localId) else { throw AuthError.userNotFound }
         if let validSince = user.validSinceSeconds, claims.issuedAt < validSince { throw AuthError.tokenExpired }
         if let factor = claims.secondFactor, !user.hasEnrollment(factor.identifier) { throw AuthError.tokenExpired }
         if user.isDisabled { throw AuthError.userDisabled }

@@ -47,6 +47,6 @@ public final class MovableClock: AuthClock {
 /// `clock:reset`, and every daemon on one PostgreSQL database reads the same time.
 public protocol ClockSettingRepository {
     /// The stored setting (`.real` when none was stored).
-    func clockSetting() throws -> ClockSetting
-    func saveClockSetting(_ setting: ClockSetting) throws
+    func clockSetting() async throws -> ClockSetting
+    func saveClockSetting(_ setting: ClockSetting) async throws
 }

@@ -20,12 +20,12 @@ extension Emulator {
         var export = ProjectExport()
         export.emulatorConfig = try await emulatorConfig(projectId: projectId)
         let (config, tenants, scopes): (JSONValue?, [JSONValue], [String?]) = try await store.read { tx in
-            let tenants = try tx.listTenants(projectId: projectId, after: nil, limit: nil)
-            var scopes = Set(try tx.tenantsWithUsers(projectId: projectId).map { $0 ?? "" })
+            let tenants = try await tx.listTenants(projectId: projectId, after: nil, limit: nil)
+            var scopes = Set(try await tx.tenantsWithUsers(projectId: projectId).map { $0 ?? "" })
             for tenant in tenants { if let id = tenant["tenantId"]?.stringValue { scopes.insert(id) } }
             scopes.insert("")
             return (
-                try tx.projectConfig(projectId: projectId), tenants,
+                try await tx.projectConfig(projectId: projectId), tenants,
                 scopes.sorted().map { $0.isEmpty ? nil : $0 }
             )
         }
@@ -35,7 +35,8 @@ extension Emulator {
         }
         for tenantId in scopes {
             let scope = Scope(projectId: projectId, tenantId: tenantId)
-            let users = try await store.read { tx in try tx.listUsers(scope, after: nil, limit: nil, descending: false)
+            let users = try await store.read { tx in
+                try await tx.listUsers(scope, after: nil, limit: nil, descending: false)
             }
             if tenantId == nil || !users.isEmpty { export.accounts[tenantId] = users.map(\.exportValue) }
         }
@@ -77,7 +78,9 @@ extension Emulator {
 /// for the inspector's download and upload.
 extension Emulator {
     public func exportAccounts(_ scope: Scope) async throws -> JSONValue {
-        let users = try await store.read { tx in try tx.listUsers(scope, after: nil, limit: nil, descending: false) }
+        let users = try await store.read { tx in
+            try await tx.listUsers(scope, after: nil, limit: nil, descending: false)
+        }
         return .object(["kind": "identitytoolkit#DownloadAccountResponse", "users": .array(users.map(\.exportValue))])
     }
 

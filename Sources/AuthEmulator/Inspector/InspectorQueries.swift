@@ -24,9 +24,9 @@ public struct UserPage: Sendable {
 /// Reads the inspector needs from the store, beyond the other repositories.
 public protocol InspectorRepository {
     /// Project ids with users, a stored config, tenants or SMS, in order.
-    func projectIds() throws -> [String]
+    func projectIds() async throws -> [String]
     /// Users whose uid, email, phone number or display name starts with `prefix`, by uid, after `after`.
-    func searchUsers(_ scope: Scope, prefix: String, after: String?, limit: Int) throws -> [UserRecord]
+    func searchUsers(_ scope: Scope, prefix: String, after: String?, limit: Int) async throws -> [UserRecord]
 }
 
 extension Emulator {
@@ -36,26 +36,28 @@ extension Emulator {
     public func inspectorProjects() async throws -> [ProjectSummary] {
         let defaultProject = options.defaultProjectId
         return try await store.read { tx in
-            var ids = try tx.projectIds().filter { $0 != defaultProject }
+            var ids = try await tx.projectIds().filter { $0 != defaultProject }
             ids.insert(defaultProject, at: 0)
-            return try ids.map { projectId in
-                var tenantIds = Set(try tx.tenantsWithUsers(projectId: projectId).compactMap { $0 })
-                let stored = try tx.listTenants(projectId: projectId, after: nil, limit: nil)
+            return try await ids.asyncMap { projectId in
+                var tenantIds = Set(try await tx.tenantsWithUsers(projectId: projectId).compactMap { $0 })
+                let stored = try await tx.listTenants(projectId: projectId, after: nil, limit: nil)
                 var names: [String: String] = [:]
                 for tenant in stored {
                     guard let id = tenant["tenantId"]?.stringValue else { continue }
                     tenantIds.insert(id)
                     names[id] = tenant["displayName"]?.stringValue
                 }
-                func summary(_ scope: Scope) throws -> ScopeSummary {
+                func summary(_ scope: Scope) async throws -> ScopeSummary {
                     ScopeSummary(
                         scope: scope, displayName: scope.tenantId.flatMap { names[$0] },
-                        users: try tx.countUsers(scope),
-                        pendingCodes: try tx.listSms(scope, SmsQuery(statuses: [.pending])).count)
+                        users: try await tx.countUsers(scope),
+                        pendingCodes: try await tx.listSms(scope, SmsQuery(statuses: [.pending])).count)
                 }
                 return ProjectSummary(
-                    project: try summary(Scope(projectId: projectId)),
-                    tenants: try tenantIds.sorted().map { try summary(Scope(projectId: projectId, tenantId: $0)) })
+                    project: try await summary(Scope(projectId: projectId)),
+                    tenants: try await tenantIds.sorted().asyncMap {
+                        try await summary(Scope(projectId: projectId, tenantId: $0))
+                    })
             }
         }
     }
@@ -67,8 +69,8 @@ extension Emulator {
         let prefix = (query ?? "").trimmingCharacters(in: .whitespaces)
         let users = try await store.read { tx in
             prefix.isEmpty
-                ? try tx.listUsers(scope, after: after, limit: limit + 1, descending: false)
-                : try tx.searchUsers(scope, prefix: prefix, after: after, limit: limit + 1)
+                ? try await tx.listUsers(scope, after: after, limit: limit + 1, descending: false)
+                : try await tx.searchUsers(scope, prefix: prefix, after: after, limit: limit + 1)
         }
         let page = Array(users.prefix(limit))
         return UserPage(users: page, nextAfter: users.count > limit ? page.last?.localId : nil)
@@ -76,6 +78,6 @@ extension Emulator {
 
     /// One user, or nil.
     public func inspectorUser(_ scope: Scope, localId: String) async throws -> UserRecord? {
-        try await store.read { tx in try tx.user(scope, localId: localId) }
+        try await store.read { tx in try await tx.user(scope, localId: localId) }
     }
 }

@@ -9,7 +9,7 @@ extension Emulator {
     static func enrollmentUser(
         _ tx: any StoreTransaction, settings: ScopeSettings, totp: Bool, idToken: String?, scope: Scope,
         tokens: TokenService, requireVerifiedEmail: Bool
-    ) throws -> (UserRecord, IdTokenClaims) {
+    ) async throws -> (UserRecord, IdTokenClaims) {
         try settings.requireAuthEnabled()
         if totp {
             if settings.totpProviderConfig == nil { throw AuthError.totpMfaNotEnabled }
@@ -18,7 +18,7 @@ extension Emulator {
         }
         guard let idToken, !idToken.isEmpty else { throw AuthError.missingIdToken }
         let claims = try tokens.decodeIdToken(idToken)
-        let user = try userForIdToken(tx, claims, scope: scope)
+        let user = try await userForIdToken(tx, claims, scope: scope)
         if mfaIneligibleProviders.contains(claims.signInProvider) { throw AuthError.unsupportedFirstFactor }
         if requireVerifiedEmail, user.emailVerified != true { throw AuthError.unverifiedEmail }
         return (user, claims)
@@ -35,8 +35,8 @@ extension Emulator {
             case totp(TotpEnrollmentSession)
         }
         let started: Started = try await writeWithBlockingFunctions(scope) { tx, hooks, _ in
-            let settings = try self.settings(tx, scope)
-            let (user, _) = try Emulator.enrollmentUser(
+            let settings = try await self.settings(tx, scope)
+            let (user, _) = try await Emulator.enrollmentUser(
                 tx, settings: settings, totp: totp, idToken: request.idToken, scope: scope, tokens: self.tokens,
                 requireVerifiedEmail: true)
             if totp {
@@ -47,7 +47,7 @@ extension Emulator {
                     sessionInfo: random.base64URL(120), projectId: scope.projectId, tenantId: scope.tenantId,
                     localId: user.localId, secret: Base32.encode(random.bytes(20)),
                     expiresAt: now.addingTimeInterval(TimeInterval(settings.emulator.totpEnrollmentLifetimeSeconds)))
-                try tx.saveTotpSession(session)
+                try await tx.saveTotpSession(session)
                 return .totp(session)
             }
             guard let info = request.phoneEnrollmentInfo else {
@@ -60,10 +60,10 @@ extension Emulator {
             if user.enrollments.count >= settings.emulator.maxEnrolledFactors {
                 throw AuthError.secondFactorLimitExceeded
             }
-            let path = try Emulator.verifyApp(
+            let path = try await Emulator.verifyApp(
                 tx, info, scope: scope, settings: settings, injectedFailure: injectedFailure)
             return .phone(
-                try self.createSms(
+                try await self.createSms(
                     tx,
                     SmsRequest(
                         scope: scope, phoneNumber: phone, purpose: .mfaEnrollment, settings: settings,
@@ -97,8 +97,8 @@ extension Emulator {
             case failed(AuthError)
         }
         let outcome: Outcome = try await store.write { tx in
-            let settings = try self.settings(tx, scope)
-            var (user, claims) = try Emulator.enrollmentUser(
+            let settings = try await self.settings(tx, scope)
+            var (user, claims) = try await Emulator.enrollmentUser(
                 tx, settings: settings, totp: totp, idToken: request.idToken, scope: scope, tokens: self.tokens,
                 requireVerifiedEmail: false)
             var enrollment = MfaEnrollment(
@@ -106,15 +106,16 @@ extension Emulator {
                 enrolledAt: now.rfc3339Millis)
             let proved =
                 totp
-                ? try Emulator.proveTotpEnrollment(
+                ? try await Emulator.proveTotpEnrollment(
                     tx, request, &enrollment, user: user, scope: scope, settings: settings, now: now)
-                : try self.proveSmsEnrollment(tx, request, &enrollment, user: user, scope: scope, settings: settings)
+                : try await self.proveSmsEnrollment(
+                    tx, request, &enrollment, user: user, scope: scope, settings: settings)
             if let error = proved { return .failed(error) }
             if user.enrollments.count >= settings.emulator.maxEnrolledFactors {
                 throw AuthError.secondFactorLimitExceeded
             }
             user.mfaInfo = user.enrollments + [enrollment]
-            try tx.save(scope, user)
+            try await tx.save(scope, user)
             return .enrolled(user, claims, enrollment)
         }
         switch outcome {
@@ -136,15 +137,15 @@ extension Emulator {
     static func proveTotpEnrollment(
         _ tx: any StoreTransaction, _ request: FinalizeMfaEnrollmentRequest, _ enrollment: inout MfaEnrollment,
         user: UserRecord, scope: Scope, settings: ScopeSettings, now: Date
-    ) throws -> AuthError? {
+    ) async throws -> AuthError? {
         let info = request.totpVerificationInfo!
         guard let sessionInfo = info.sessionInfo, !sessionInfo.isEmpty else { throw AuthError("MISSING_SESSION_INFO") }
         guard let code = info.verificationCode, !code.isEmpty else { throw AuthError("MISSING_CODE") }
-        guard let session = try tx.totpSession(sessionInfo), session.localId == user.localId,
+        guard let session = try await tx.totpSession(sessionInfo), session.localId == user.localId,
             session.projectId == scope.projectId, session.tenantId == scope.tenantId
         else { throw AuthError("INVALID_SESSION_INFO") }
         if now >= session.expiresAt {
-            try tx.deleteTotpSession(sessionInfo)
+            try await tx.deleteTotpSession(sessionInfo)
             return AuthError("SESSION_EXPIRED")
         }
         guard let secret = Base32.decode(session.secret),
@@ -154,7 +155,7 @@ extension Emulator {
         enrollment.totpInfo = .object([:])
         enrollment.totpSecret = session.secret
         enrollment.totpLastUsedStep = step
-        try tx.deleteTotpSession(sessionInfo)
+        try await tx.deleteTotpSession(sessionInfo)
         return nil
     }
 
@@ -163,17 +164,17 @@ extension Emulator {
     func proveSmsEnrollment(
         _ tx: any StoreTransaction, _ request: FinalizeMfaEnrollmentRequest, _ enrollment: inout MfaEnrollment,
         user: UserRecord, scope: Scope, settings: ScopeSettings
-    ) throws -> AuthError? {
+    ) async throws -> AuthError? {
         guard let info = request.phoneVerificationInfo else {
             throw AuthError("INVALID_ARGUMENT", "((Missing phoneVerificationInfo.))")
         }
         if info.androidVerificationProof != nil { throw AuthError.notImplemented("androidVerificationProof") }
         guard let code = info.code, !code.isEmpty else { throw AuthError("MISSING_CODE") }
         guard let sessionInfo = info.sessionInfo, !sessionInfo.isEmpty else { throw AuthError("MISSING_SESSION_INFO") }
-        guard let pending = try tx.sms(sessionInfo: sessionInfo), pending.localId == user.localId else {
+        guard let pending = try await tx.sms(sessionInfo: sessionInfo), pending.localId == user.localId else {
             throw AuthError("INVALID_SESSION_INFO")
         }
-        switch try checkCode(
+        switch try await checkCode(
             tx, sessionInfo: sessionInfo, code: code, scope: scope, purposes: [.mfaEnrollment], settings: settings)
         {
         case .rejected(let error): return error
@@ -192,10 +193,10 @@ extension Emulator {
     public func withdrawMfa(_ request: WithdrawMfaRequest, caller: Caller) async throws -> JSONValue {
         let scope = caller.scope
         let (user, claims): (UserRecord, IdTokenClaims) = try await store.write { tx in
-            try self.enabledSettings(tx, scope)
+            try await self.enabledSettings(tx, scope)
             guard let idToken = request.idToken, !idToken.isEmpty else { throw AuthError.missingIdToken }
             let claims = try self.tokens.decodeIdToken(idToken)
-            var user = try Emulator.userForIdToken(tx, claims, scope: scope)
+            var user = try await Emulator.userForIdToken(tx, claims, scope: scope)
             guard let id = request.mfaEnrollmentId, !id.isEmpty else {
                 throw AuthError("MISSING_MFA_ENROLLMENT_ID", "No second factor identifier is provided.")
             }
@@ -204,7 +205,7 @@ extension Emulator {
             }
             let remaining = user.enrollments.filter { $0.mfaEnrollmentId != id }
             user.mfaInfo = remaining.isEmpty ? nil : remaining
-            try tx.save(scope, user)
+            try await tx.save(scope, user)
             return (user, claims)
         }
         if claims.secondFactor?.identifier == request.mfaEnrollmentId { return .object([:]) }

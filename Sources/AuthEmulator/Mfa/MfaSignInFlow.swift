@@ -5,14 +5,14 @@ extension Emulator {
     /// user still there.
     static func pendingUser(
         _ tx: any StoreTransaction, _ text: String, scope: Scope, now: Date
-    ) throws -> (UserRecord, MfaPendingCredential) {
+    ) async throws -> (UserRecord, MfaPendingCredential) {
         guard let pending = MfaPendingCredential.decode(text), pending.expiresAt > now.epochSeconds else {
             throw AuthError.invalidMfaPendingCredential
         }
         guard pending.projectId == scope.projectId, pending.tenantId == scope.tenantId else {
             throw AuthError("INVALID_PROJECT_ID", "Project ID does not match MFA pending credential.")
         }
-        guard let user = try tx.user(scope, localId: pending.localId) else {
+        guard let user = try await tx.user(scope, localId: pending.localId) else {
             throw AuthError("INVALID_MFA_PENDING_CREDENTIAL", "((User in pendingCredentialPayload does not exist.))")
         }
         return (user, pending)
@@ -25,7 +25,7 @@ extension Emulator {
         let now = clock.now()
         let injectedFailure = try await takeCredentialFault(scope)
         let message: SmsMessage = try await writeWithBlockingFunctions(scope) { tx, hooks, _ in
-            let settings = try self.enabledSettings(tx, scope)
+            let settings = try await self.enabledSettings(tx, scope)
             if !settings.smsMfaEnabled { throw AuthError.smsMfaNotEnabled }
             guard let text = request.mfaPendingCredential, !text.isEmpty else {
                 throw AuthError("MISSING_MFA_PENDING_CREDENTIAL", "Request does not have MFA pending credential.")
@@ -33,15 +33,15 @@ extension Emulator {
             guard let id = request.mfaEnrollmentId, !id.isEmpty else {
                 throw AuthError("MISSING_MFA_ENROLLMENT_ID", "No second factor identifier is provided.")
             }
-            let (user, _) = try Emulator.pendingUser(tx, text, scope: scope, now: now)
+            let (user, _) = try await Emulator.pendingUser(tx, text, scope: scope, now: now)
             guard let enrollment = user.enrollments.first(where: { $0.mfaEnrollmentId == id }) else {
                 throw AuthError.mfaEnrollmentNotFound
             }
             guard let phone = enrollment.phoneInfo else { throw AuthError.providerNotSupported }
-            let path = try Emulator.verifyApp(
+            let path = try await Emulator.verifyApp(
                 tx, request.phoneSignInInfo ?? PhoneCodeRequest(), scope: scope, settings: settings,
                 injectedFailure: injectedFailure)
-            return try self.createSms(
+            return try await self.createSms(
                 tx,
                 SmsRequest(
                     scope: scope, phoneNumber: phone, purpose: .mfaSignIn, settings: settings,
@@ -57,7 +57,7 @@ extension Emulator {
         let scope = caller.scope
         let now = clock.now()
         let outcome: MfaSignInOutcome = try await writeWithBlockingFunctions(scope) { tx, hooks, _ in
-            let settings = try self.enabledSettings(tx, scope)
+            let settings = try await self.enabledSettings(tx, scope)
             let totp = request.totpVerificationInfo != nil && request.phoneVerificationInfo == nil
             if totp, settings.totpProviderConfig == nil { throw AuthError.totpMfaNotEnabled }
             if !totp, !settings.smsMfaEnabled { throw AuthError.smsMfaNotEnabled }
@@ -66,15 +66,16 @@ extension Emulator {
             }
             let verified =
                 totp
-                ? try Emulator.verifyTotpFactor(
+                ? try await Emulator.verifyTotpFactor(
                     tx, request, credential: text, scope: scope, settings: settings, now: now)
-                : try self.verifySmsFactor(tx, request, credential: text, scope: scope, settings: settings, now: now)
+                : try await self.verifySmsFactor(
+                    tx, request, credential: text, scope: scope, settings: settings, now: now)
             let enrollmentId: String
             switch verified {
             case .rejected(let error): return .failed(error)
             case .verified(let id): enrollmentId = id
             }
-            var (user, pending) = try Emulator.pendingUser(tx, text, scope: scope, now: now)
+            var (user, pending) = try await Emulator.pendingUser(tx, text, scope: scope, now: now)
             if user.isDisabled { throw AuthError.userDisabled }
             let provider =
                 user.enrollments.first { $0.mfaEnrollmentId == enrollmentId }?.totpInfo != nil ? "totp" : "phone"
@@ -84,9 +85,9 @@ extension Emulator {
                 .beforeSignIn, user: &user, settings: settings, scope: scope, context: context)
             if sessionClaims != nil {
                 self.markSignedIn(&user)
-                try tx.save(scope, user)
+                try await tx.save(scope, user)
             } else {
-                try self.recordSignIn(tx, scope, &user)
+                try await self.recordSignIn(tx, scope, &user)
             }
             return .signedIn(
                 user, pending, SecondFactorClaim(identifier: enrollmentId, provider: provider), sessionClaims ?? [:])
@@ -109,14 +110,14 @@ extension Emulator {
     static func verifyTotpFactor(
         _ tx: any StoreTransaction, _ request: FinalizeMfaSignInRequest, credential: String, scope: Scope,
         settings: ScopeSettings, now: Date
-    ) throws -> FactorVerification {
+    ) async throws -> FactorVerification {
         guard let id = request.mfaEnrollmentId, !id.isEmpty else {
             throw AuthError("MISSING_MFA_ENROLLMENT_ID", "No second factor identifier is provided.")
         }
         guard let code = request.totpVerificationInfo?.verificationCode, !code.isEmpty else {
             throw AuthError("MISSING_CODE")
         }
-        var (user, _) = try pendingUser(tx, credential, scope: scope, now: now)
+        var (user, _) = try await pendingUser(tx, credential, scope: scope, now: now)
         guard let index = user.enrollments.firstIndex(where: { $0.mfaEnrollmentId == id }) else {
             throw AuthError.mfaEnrollmentNotFound
         }
@@ -131,7 +132,7 @@ extension Emulator {
         else { return .rejected(AuthError("INVALID_CODE")) }
         enrollment.totpLastUsedStep = step
         user.mfaInfo?[index] = enrollment
-        try tx.save(scope, user)
+        try await tx.save(scope, user)
         return .verified(id)
     }
 
@@ -139,16 +140,16 @@ extension Emulator {
     func verifySmsFactor(
         _ tx: any StoreTransaction, _ request: FinalizeMfaSignInRequest, credential: String, scope: Scope,
         settings: ScopeSettings, now: Date
-    ) throws -> FactorVerification {
+    ) async throws -> FactorVerification {
         guard let info = request.phoneVerificationInfo else { throw AuthError.providerNotSupported }
         if info.androidVerificationProof != nil { throw AuthError.notImplemented("androidVerificationProof") }
         guard let code = info.code, !code.isEmpty else { throw AuthError("MISSING_CODE") }
         guard let sessionInfo = info.sessionInfo, !sessionInfo.isEmpty else { throw AuthError("MISSING_SESSION_INFO") }
-        let (user, _) = try Emulator.pendingUser(tx, credential, scope: scope, now: now)
-        guard let pending = try tx.sms(sessionInfo: sessionInfo), pending.localId == user.localId else {
+        let (user, _) = try await Emulator.pendingUser(tx, credential, scope: scope, now: now)
+        guard let pending = try await tx.sms(sessionInfo: sessionInfo), pending.localId == user.localId else {
             throw AuthError("INVALID_SESSION_INFO")
         }
-        switch try checkCode(
+        switch try await checkCode(
             tx, sessionInfo: sessionInfo, code: code, scope: scope, purposes: [.mfaSignIn], settings: settings)
         {
         case .rejected(let error): return .rejected(error)

@@ -97,7 +97,7 @@ extension Emulator {
     /// imported users or lost the secret.
     public func currentTotpCode(_ scope: Scope, localId: String, enrollmentId: String?) async throws -> JSONValue {
         let now = clock.now()
-        let user = try await store.read { tx in try tx.user(scope, localId: localId) }
+        let user = try await store.read { tx in try await tx.user(scope, localId: localId) }
         guard let user else { throw AuthError.userNotFound }
         guard
             let enrollment = user.enrollments.first(where: {

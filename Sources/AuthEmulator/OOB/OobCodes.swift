@@ -37,19 +37,20 @@ extension Emulator {
         let options = self.options
         let created = clock.now().timeIntervalSince1970 * 1000
         let issued: OobCode? = try await writeWithBlockingFunctions(scope) { tx, hooks, _ in
-            let settings = try self.enabledSettings(tx, scope)
+            let settings = try await self.enabledSettings(tx, scope)
             let type = try Emulator.checkOobRequest(request, caller: caller)
             if !caller.isAdmin {
-                try Emulator.verifyPasswordRecaptcha(
+                try await Emulator.verifyPasswordRecaptcha(
                     tx, token: request.captchaResp ?? request.captchaResponse, clientType: request.clientType,
                     version: request.recaptchaVersion, scope: scope, settings: settings)
             }
-            guard let target = try self.oobTarget(tx, request, type: type, scope: scope, settings: settings) else {
+            guard let target = try await self.oobTarget(tx, request, type: type, scope: scope, settings: settings)
+            else {
                 return nil
             }
             // An email goes out (not a link an admin asked for): production's beforeSendEmail first.
             if request.returnOobLink != true, let emailType = type.beforeSendEmailType {
-                var shown = try tx.users(scope, email: target.email).first ?? UserRecord(localId: "")
+                var shown = try await tx.users(scope, email: target.email).first ?? UserRecord(localId: "")
                 if shown.email == nil { shown.email = target.email }
                 var context = BlockingSignInContext(
                     signInMethod: type == .emailSignin ? "emailLink" : "password", clientIP: caller.clientIP)
@@ -65,7 +66,7 @@ extension Emulator {
             let oob = OobCode(
                 email: target.email, newEmail: target.newEmail, requestType: type, oobCode: code, oobLink: link,
                 localId: target.localId, createdAt: created)
-            try tx.saveOobCode(scope, oob)
+            try await tx.saveOobCode(scope, oob)
             return oob
         }
         var response: [String: JSONValue] = ["kind": "identitytoolkit#GetOobConfirmationCodeResponse"]
@@ -98,21 +99,21 @@ extension Emulator {
     func oobTarget(
         _ tx: any StoreTransaction, _ request: SendOobCodeRequest, type: OobRequestType, scope: Scope,
         settings: ScopeSettings
-    ) throws -> (email: String, newEmail: String?, localId: String?)? {
+    ) async throws -> (email: String, newEmail: String?, localId: String?)? {
         // As production: `returnOobLink` (admin only) without an ID token names the account by email.
         let byEmail = request.returnOobLink == true && request.idToken == nil
         switch type {
         case .verifyEmail:
             let user =
                 byEmail
-                ? try Emulator.userNamedByEmail(tx, request.email, scope: scope)
-                : try Emulator.userForIdToken(tx, try tokens.decodeIdToken(request.idToken ?? ""), scope: scope)
+                ? try await Emulator.userNamedByEmail(tx, request.email, scope: scope)
+                : try await Emulator.userForIdToken(tx, try tokens.decodeIdToken(request.idToken ?? ""), scope: scope)
             guard let address = user.email else { throw AuthError.missingEmail }
             return (address, nil, user.localId)
         case .passwordReset:
             guard let address = request.email, !address.isEmpty else { throw AuthError.missingEmail }
             guard Validation.isEmail(address) else { throw AuthError.invalidEmail }
-            guard let user = try tx.users(scope, email: address).first else {
+            guard let user = try await tx.users(scope, email: address).first else {
                 if settings.improvedEmailPrivacy { return nil }
                 throw AuthError.emailNotFound
             }
@@ -126,21 +127,24 @@ extension Emulator {
             guard let target = request.newEmail, !target.isEmpty else { throw AuthError("MISSING_NEW_EMAIL") }
             let user: UserRecord
             if byEmail {
-                user = try Emulator.userNamedByEmail(tx, request.email, scope: scope)
+                user = try await Emulator.userNamedByEmail(tx, request.email, scope: scope)
             } else {
                 guard let idToken = request.idToken else { throw AuthError.missingIdToken }
-                user = try Emulator.userForIdToken(tx, try tokens.decodeIdToken(idToken), scope: scope)
+                user = try await Emulator.userForIdToken(tx, try tokens.decodeIdToken(idToken), scope: scope)
             }
             guard Validation.isEmail(target) else { throw AuthError.invalidEmail }
-            if !(try tx.users(scope, email: target).isEmpty) { throw AuthError.emailExists }
+            if !(try await tx.users(scope, email: target).isEmpty) { throw AuthError.emailExists }
             return (user.email ?? "", target.lowercased(), user.localId)
         }
     }
 
     /// The account an admin's `returnOobLink` request names by `email`.
-    static func userNamedByEmail(_ tx: any StoreTransaction, _ email: String?, scope: Scope) throws -> UserRecord {
+    static func userNamedByEmail(_ tx: any StoreTransaction, _ email: String?, scope: Scope) async throws -> UserRecord
+    {
         guard let email, !email.isEmpty else { throw AuthError.missingEmail }
-        guard let user = try tx.users(scope, email: email.lowercased()).first else { throw AuthError.userNotFound }
+        guard let user = try await tx.users(scope, email: email.lowercased()).first else {
+            throw AuthError.userNotFound
+        }
         return user
     }
 
@@ -185,19 +189,19 @@ extension Emulator {
         let nowMillis = nowMillisString
         let now = clock.now()
         let oob: OobCode = try await store.write { tx in
-            let settings = try self.enabledSettings(tx, scope)
+            let settings = try await self.enabledSettings(tx, scope)
             if !settings.passwordSignUpEnabled { throw AuthError.passwordLoginDisabled }
             guard let code = request.oobCode, !code.isEmpty else { throw AuthError.missingOobCode }
-            let oob = try self.liveOobCode(tx, scope, code: code)
+            let oob = try await self.liveOobCode(tx, scope, code: code)
             guard let newPassword = request.newPassword else { return oob }
             guard oob.requestType == .passwordReset else { throw AuthError.invalidOobCode }
             try settings.passwordRules.check(newPassword: newPassword)
-            guard var user = try Emulator.oobUser(tx, oob, scope: scope) else { throw AuthError.invalidOobCode }
+            guard var user = try await Emulator.oobUser(tx, oob, scope: scope) else { throw AuthError.invalidOobCode }
             user.setPassword(newPassword, random: random, nowMillis: nowMillis)
             user.validSince = String(now.epochSeconds)
             user.emailVerified = true
-            try tx.save(scope, user)
-            try tx.deleteOobCode(scope, code: code)
+            try await tx.save(scope, user)
+            try await tx.deleteOobCode(scope, code: code)
             return oob
         }
         var response: [String: JSONValue] = [
@@ -210,18 +214,18 @@ extension Emulator {
 
     /// The stored code, unless it is unknown (`INVALID_OOB_CODE`) or older than the scope's
     /// `oobCodeLifetimeSeconds` on the emulator's clock (`EXPIRED_OOB_CODE`).
-    func liveOobCode(_ tx: any StoreTransaction, _ scope: Scope, code: String) throws -> OobCode {
-        guard let oob = try tx.oobCode(scope, code: code) else { throw AuthError.invalidOobCode }
-        let lifetime = try self.settings(tx, scope).emulator.oobCodeLifetimeSeconds
+    func liveOobCode(_ tx: any StoreTransaction, _ scope: Scope, code: String) async throws -> OobCode {
+        guard let oob = try await tx.oobCode(scope, code: code) else { throw AuthError.invalidOobCode }
+        let lifetime = try await self.settings(tx, scope).emulator.oobCodeLifetimeSeconds
         if let created = oob.createdAt, created + Double(lifetime) * 1000 <= clock.now().timeIntervalSince1970 * 1000 {
             throw AuthError.expiredOobCode
         }
         return oob
     }
 
-    static func oobUser(_ tx: any StoreTransaction, _ oob: OobCode, scope: Scope) throws -> UserRecord? {
-        if let localId = oob.localId, let user = try tx.user(scope, localId: localId) { return user }
-        return try tx.users(scope, email: oob.email).first
+    static func oobUser(_ tx: any StoreTransaction, _ oob: OobCode, scope: Scope) async throws -> UserRecord? {
+        if let localId = oob.localId, let user = try await tx.user(scope, localId: localId) { return user }
+        return try await tx.users(scope, email: oob.email).first
     }
 
     /// Applies a VERIFY_EMAIL, VERIFY_AND_CHANGE_EMAIL or RECOVER_EMAIL code (`accounts:update
@@ -230,8 +234,8 @@ extension Emulator {
     public func applyOobCode(_ code: String, caller: Caller) async throws -> JSONValue {
         let scope = caller.scope
         let outcome: Result<(UserRecord, String?), AuthError> = try await store.write { tx in
-            let oob = try self.liveOobCode(tx, scope, code: code)
-            guard var user = try Emulator.oobUser(tx, oob, scope: scope) else { throw AuthError.invalidOobCode }
+            let oob = try await self.liveOobCode(tx, scope, code: code)
+            guard var user = try await Emulator.oobUser(tx, oob, scope: scope) else { throw AuthError.invalidOobCode }
             var newEmail: String?
             switch oob.requestType {
             case .verifyEmail:
@@ -239,8 +243,8 @@ extension Emulator {
             case .verifyAndChangeEmail, .recoverEmail:
                 let target = oob.requestType == .recoverEmail ? oob.email : oob.newEmail
                 guard let target else { throw AuthError.invalidOobCode }
-                if try tx.users(scope, email: target).contains(where: { $0.localId != user.localId }) {
-                    try tx.deleteOobCode(scope, code: code)
+                if try await tx.users(scope, email: target).contains(where: { $0.localId != user.localId }) {
+                    try await tx.deleteOobCode(scope, code: code)
                     return .failure(AuthError.emailExists)
                 }
                 if user.email != target {
@@ -258,8 +262,8 @@ extension Emulator {
             default:
                 throw AuthError.invalidOobCode
             }
-            try tx.save(scope, user)
-            try tx.deleteOobCode(scope, code: code)
+            try await tx.save(scope, user)
+            try await tx.deleteOobCode(scope, code: code)
             return .success((user, newEmail))
         }
         let (user, newEmail) = try outcome.get()
@@ -269,7 +273,7 @@ extension Emulator {
     }
 
     public func listOobCodes(_ scope: Scope) async throws -> JSONValue {
-        let codes = try await store.read { tx in try tx.listOobCodes(scope) }
+        let codes = try await store.read { tx in try await tx.listOobCodes(scope) }
         return .object([
             "oobCodes": .array(
                 codes.map { code in

@@ -37,15 +37,15 @@ extension Emulator {
         let scope = caller.scope
         let injectedFailure = try await takeCredentialFault(scope)
         let message: SmsMessage = try await writeWithBlockingFunctions(scope) { tx, hooks, _ in
-            let settings = try self.enabledSettings(tx, scope)
+            let settings = try await self.enabledSettings(tx, scope)
             guard let phone = request.phoneNumber, Validation.isPhoneNumber(phone) else {
                 throw AuthError.invalidPhoneNumber
             }
-            let owner = try tx.user(scope, phoneNumber: phone)
+            let owner = try await tx.user(scope, phoneNumber: phone)
             if let owner, !owner.enrollments.isEmpty { throw Emulator.phoneMfaConflict }
-            let path = try Emulator.verifyApp(
+            let path = try await Emulator.verifyApp(
                 tx, request, scope: scope, settings: settings, injectedFailure: injectedFailure)
-            return try self.createSms(
+            return try await self.createSms(
                 tx,
                 SmsRequest(
                     scope: scope, phoneNumber: phone, purpose: .signIn, settings: settings, clientIP: caller.clientIP,
@@ -61,19 +61,19 @@ extension Emulator {
         let now = clock.now()
         let context = BlockingSignInContext(signInMethod: "phone", clientIP: caller.clientIP)
         let outcome: PhoneSignInOutcome = try await writeWithBlockingFunctions(scope) { tx, hooks, random in
-            let settings = try self.enabledSettings(tx, scope)
+            let settings = try await self.enabledSettings(tx, scope)
             let phone: String
-            switch try self.verifiedPhone(tx, request, scope: scope, settings: settings, now: now) {
+            switch try await self.verifiedPhone(tx, request, scope: scope, settings: settings, now: now) {
             case .rejected(let error): return .failed(error)
             case .verified(let number): phone = number
             }
             let step = PhoneSignInStep(
                 tx: tx, hooks: hooks, random: random, settings: settings, scope: scope, phone: phone, context: context)
             if let idToken = request.idToken {
-                let user = try Emulator.userForIdToken(tx, try self.tokens.decodeIdToken(idToken), scope: scope)
-                return try self.linkPhone(to: user, step, now: now)
+                let user = try await Emulator.userForIdToken(tx, try self.tokens.decodeIdToken(idToken), scope: scope)
+                return try await self.linkPhone(to: user, step, now: now)
             }
-            return try self.signInByPhone(step, reauthenticating: request.operation == "REAUTH")
+            return try await self.signInByPhone(step, reauthenticating: request.operation == "REAUTH")
         }
         return try await phoneSignInResponse(outcome, scope: scope)
     }
@@ -83,71 +83,73 @@ extension Emulator {
     func verifiedPhone(
         _ tx: any StoreTransaction, _ request: SignInWithPhoneNumberRequest, scope: Scope, settings: ScopeSettings,
         now: Date
-    ) throws -> PhoneVerification {
+    ) async throws -> PhoneVerification {
         if let proofText = request.temporaryProof, !proofText.isEmpty {
             guard let number = request.phoneNumber, !number.isEmpty else { throw AuthError("MISSING_PHONE_NUMBER") }
-            guard let proof = try tx.temporaryProof(proofText), proof.phoneNumber == number,
+            guard let proof = try await tx.temporaryProof(proofText), proof.phoneNumber == number,
                 proof.projectId == scope.projectId, proof.tenantId == scope.tenantId, proof.expiresAt > now
             else { throw AuthError("INVALID_TEMPORARY_PROOF") }
-            if let idToken = request.idToken, let owner = try tx.user(scope, phoneNumber: number) {
-                let me = try Emulator.userForIdToken(tx, try tokens.decodeIdToken(idToken), scope: scope)
+            if let idToken = request.idToken, let owner = try await tx.user(scope, phoneNumber: number) {
+                let me = try await Emulator.userForIdToken(tx, try tokens.decodeIdToken(idToken), scope: scope)
                 if owner.localId != me.localId { throw AuthError.phoneNumberExists }
             }
-            try tx.deleteTemporaryProof(proofText)
+            try await tx.deleteTemporaryProof(proofText)
             return .verified(number)
         }
         guard let sessionInfo = request.sessionInfo, !sessionInfo.isEmpty else {
             throw AuthError("MISSING_SESSION_INFO")
         }
         guard let code = request.code, !code.isEmpty else { throw AuthError("MISSING_CODE") }
-        switch try checkCode(
+        switch try await checkCode(
             tx, sessionInfo: sessionInfo, code: code, scope: scope, purposes: [.signIn], settings: settings)
         {
         case .rejected(let error): return .rejected(error)
         case .accepted(var message):
             message.usedFor = Emulator.usedFor(operation: request.operation, hasIdToken: request.idToken != nil)
-            try tx.updateSms(message)
+            try await tx.updateSms(message)
             return .verified(message.phoneNumber)
         }
     }
 
     /// A signed-in user adds the number; if another account has it, a temporary proof lets the
     /// client sign in to that one instead.
-    func linkPhone(to user: UserRecord, _ step: PhoneSignInStep, now: Date) throws -> PhoneSignInOutcome {
+    func linkPhone(to user: UserRecord, _ step: PhoneSignInStep, now: Date) async throws -> PhoneSignInOutcome {
         var user = user
-        if let owner = try step.tx.user(step.scope, phoneNumber: step.phone), owner.localId != user.localId {
+        if let owner = try await step.tx.user(step.scope, phoneNumber: step.phone), owner.localId != user.localId {
             let proof = TemporaryProof(
                 proof: step.random.base64URL(119), projectId: step.scope.projectId, tenantId: step.scope.tenantId,
                 phoneNumber: step.phone, expiresAt: now.addingTimeInterval(3600))
-            try step.tx.saveTemporaryProof(proof)
+            try await step.tx.saveTemporaryProof(proof)
             return .conflict(proof)
         }
         if !user.enrollments.isEmpty { throw Emulator.phoneMfaConflict }
         user.phoneNumber = step.phone
         user.upsertProvider(ProviderUserInfo(providerId: "phone", rawId: step.phone, phoneNumber: step.phone))
-        return try completePhoneSignIn(user, step, isNew: false)
+        return try await completePhoneSignIn(user, step, isNew: false)
     }
 
     /// The number's account signs in, or a new one is made for it (not when reauthenticating).
-    func signInByPhone(_ step: PhoneSignInStep, reauthenticating: Bool) throws -> PhoneSignInOutcome {
-        let owner = try step.tx.user(step.scope, phoneNumber: step.phone)
+    func signInByPhone(_ step: PhoneSignInStep, reauthenticating: Bool) async throws -> PhoneSignInOutcome {
+        let owner = try await step.tx.user(step.scope, phoneNumber: step.phone)
         if reauthenticating, owner == nil { throw AuthError.userNotFound }
         if let user = owner {
             if user.isDisabled { throw AuthError.userDisabled }
             if !user.enrollments.isEmpty { throw Emulator.phoneMfaConflict }
-            return try completePhoneSignIn(user, step, isNew: false)
+            return try await completePhoneSignIn(user, step, isNew: false)
         }
         var user = UserRecord(localId: step.random.alphanumeric(28))
         user.createdAt = nowMillisString
         user.tenantId = step.scope.tenantId
         user.phoneNumber = step.phone
         user.upsertProvider(ProviderUserInfo(providerId: "phone", rawId: step.phone, phoneNumber: step.phone))
-        return try completePhoneSignIn(user, step, isNew: true)
+        return try await completePhoneSignIn(user, step, isNew: true)
     }
 
     /// Stamps the sign-in, passes the blocking functions (beforeCreate first for a new account)
     /// and saves.
-    func completePhoneSignIn(_ user: UserRecord, _ step: PhoneSignInStep, isNew: Bool) throws -> PhoneSignInOutcome {
+    func completePhoneSignIn(_ user: UserRecord, _ step: PhoneSignInStep, isNew: Bool) async throws
+        -> PhoneSignInOutcome
+    {
         var user = user
         markSignedIn(&user)
         let claims =
@@ -155,7 +157,7 @@ extension Emulator {
             ? try step.hooks.beforeCreateAndSignIn(
                 &user, settings: step.settings, scope: step.scope, context: step.context)
             : try step.hooks.beforeSignIn(&user, settings: step.settings, scope: step.scope, context: step.context)
-        try step.tx.save(step.scope, user)
+        try await step.tx.save(step.scope, user)
         return .signedIn(user, isNew: isNew, phone: step.phone, sessionClaims: claims)
     }
 

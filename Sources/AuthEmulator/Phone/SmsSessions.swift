@@ -36,7 +36,7 @@ extension Emulator {
     /// Creates one SMS session and its outbox record: every SMS-sending flow goes through here.
     /// Test phone numbers get their fixed code and skip the region policy and quotas; newer codes supersede older
     /// pending ones for the same number and purpose when the project says so.
-    func createSms(_ tx: any StoreTransaction, _ request: SmsRequest) throws -> SmsMessage {
+    func createSms(_ tx: any StoreTransaction, _ request: SmsRequest) async throws -> SmsMessage {
         let now = clock.now()
         let phone = request.settings.emulator
         let testCode = request.settings.testPhoneNumbers[request.phoneNumber]
@@ -46,12 +46,12 @@ extension Emulator {
             }
             let hourAgo = now.addingTimeInterval(-3600)
             if phone.quotaPerNumberPerHour > 0,
-                try tx.countSms(phoneNumber: request.phoneNumber, since: hourAgo) >= phone.quotaPerNumberPerHour
+                try await tx.countSms(phoneNumber: request.phoneNumber, since: hourAgo) >= phone.quotaPerNumberPerHour
             {
                 throw AuthError("QUOTA_EXCEEDED", "Exceeded quota for verifying \(request.phoneNumber).")
             }
             if phone.quotaPerIPPerHour > 0, let ip = request.clientIP,
-                try tx.countSms(clientIP: ip, since: hourAgo) >= phone.quotaPerIPPerHour
+                try await tx.countSms(clientIP: ip, since: hourAgo) >= phone.quotaPerIPPerHour
             {
                 throw AuthError("TOO_MANY_ATTEMPTS_TRY_LATER")
             }
@@ -64,12 +64,12 @@ extension Emulator {
                 .beforeSendSms, user: shown, settings: request.settings, scope: request.scope, context: context)
         }
         if phone.supersedeOlderCodes {
-            let older = try tx.listSms(
+            let older = try await tx.listSms(
                 request.scope,
                 SmsQuery(phoneNumber: request.phoneNumber, purpose: request.purpose, statuses: [.pending]))
             for var message in older {
                 message.status = .superseded
-                try tx.updateSms(message)
+                try await tx.updateSms(message)
             }
         }
         let code = testCode ?? random.digits(6)
@@ -82,7 +82,7 @@ extension Emulator {
             testNumber: testCode != nil, attempts: 0,
             verificationPath: testCode != nil ? "test-number" : request.verificationPath,
             localId: request.localId, mfaEnrollmentId: request.mfaEnrollmentId, clientIP: request.clientIP)
-        return try tx.insertSms(message)
+        return try await tx.insertSms(message)
     }
 
     /// Logs a sent SMS with the firebase-tools wording (scrapers depend on it) and wakes readers.
@@ -109,8 +109,8 @@ extension Emulator {
     func checkCode(
         _ tx: any StoreTransaction, sessionInfo: String, code: String, scope: Scope, purposes: Set<SmsPurpose>,
         settings: ScopeSettings
-    ) throws -> CodeCheck {
-        guard var message = try tx.sms(sessionInfo: sessionInfo), message.scope == scope,
+    ) async throws -> CodeCheck {
+        guard var message = try await tx.sms(sessionInfo: sessionInfo), message.scope == scope,
             purposes.contains(message.purpose)
         else { return .rejected(AuthError("INVALID_SESSION_INFO")) }
         switch message.status {
@@ -121,21 +121,21 @@ extension Emulator {
         }
         if clock.now() >= message.expiresAt {
             message.status = .expired
-            try tx.updateSms(message)
+            try await tx.updateSms(message)
             return .rejected(AuthError("SESSION_EXPIRED"))
         }
         guard Self.constantTimeEquals(code, message.code) else {
             message.attempts += 1
             if message.attempts >= settings.emulator.maxAttempts {
                 message.status = .locked
-                try tx.updateSms(message)
+                try await tx.updateSms(message)
                 return .rejected(AuthError("TOO_MANY_ATTEMPTS_TRY_LATER"))
             }
-            try tx.updateSms(message)
+            try await tx.updateSms(message)
             return .rejected(AuthError("INVALID_CODE"))
         }
         message.status = .used
-        try tx.updateSms(message)
+        try await tx.updateSms(message)
         return .accepted(message)
     }
 
@@ -149,13 +149,13 @@ extension Emulator {
     /// The outbox of a scope; with `wait` > 0 and nothing matching, waits up to that many seconds
     /// for a matching message to be sent.
     public func smsMessages(_ scope: Scope, _ query: SmsQuery, wait: Double) async throws -> [SmsMessage] {
-        try await longPoll(outboxSignal, wait: wait) { tx in try tx.listSms(scope, query) }
+        try await longPoll(outboxSignal, wait: wait) { tx in try await tx.listSms(scope, query) }
     }
 
     /// Runs `query` until it finds something or `wait` seconds (at most 30) have passed, waking
     /// when `signal` says something was written.
     func longPoll<T: Sendable>(
-        _ signal: OutboxSignal, wait: Double, _ query: @escaping @Sendable (any StoreTransaction) throws -> [T]
+        _ signal: OutboxSignal, wait: Double, _ query: @escaping @Sendable (any StoreTransaction) async throws -> [T]
     ) async throws -> [T] {
         let deadline = Date().addingTimeInterval(min(max(wait, 0), 30))
         while true {
@@ -168,13 +168,13 @@ extension Emulator {
     }
 
     public func clearSmsMessages(_ scope: Scope) async throws {
-        try await store.write { tx in try tx.deleteAllSms(scope) }
+        try await store.write { tx in try await tx.deleteAllSms(scope) }
     }
 
     /// The firebase-tools `verificationCodes` view: pending, unexpired codes in creation order.
     public func verificationCodes(_ scope: Scope) async throws -> JSONValue {
         let now = clock.now()
-        let pending = try await store.read { tx in try tx.listSms(scope, SmsQuery(statuses: [.pending])) }
+        let pending = try await store.read { tx in try await tx.listSms(scope, SmsQuery(statuses: [.pending])) }
         return .object([
             "verificationCodes": .array(
                 pending.filter { $0.expiresAt > now }.map {

@@ -4,7 +4,7 @@ import Foundation
 extension Emulator {
     public func getProjectConfig(projectId: String) async throws -> JSONValue {
         try await ResourceDefaults.productionForm(
-            store.read { tx in try Emulator.projectConfig(tx, projectId: projectId) })
+            store.read { tx in try await Emulator.projectConfig(tx, projectId: projectId) })
     }
 
     /// PATCH with `updateMask` (dotted paths); an empty mask replaces the whole config.
@@ -23,7 +23,7 @@ extension Emulator {
             }
         }
         return try await store.write { tx in
-            try Emulator.writeProjectConfig(tx, projectId: projectId, patch: patch) { current in
+            try await Emulator.writeProjectConfig(tx, projectId: projectId, patch: patch) { current in
                 updateMask.isEmpty
                     ? ResourceDefaults.projectConfig(projectId: projectId).merged(with: patch)
                     : FieldMask.apply(updateMask, from: patch, to: current)
@@ -36,13 +36,13 @@ extension Emulator {
     /// `smsRegionConfig` oneof (the branch `patch` sets replaces the other) and production's JSON.
     static func writeProjectConfig(
         _ tx: any StoreTransaction, projectId: String, patch: JSONValue, change: (JSONValue) -> JSONValue
-    ) throws -> JSONValue {
-        var updated = change(try projectConfig(tx, projectId: projectId))
+    ) async throws -> JSONValue {
+        var updated = change(try await projectConfig(tx, projectId: projectId))
         updated = updated.setting(["name"], to: .string("projects/\(projectId)/config"))
         updated = ConfigValidation.normalizeMfa(updated, key: "mfa")
         updated = SmsRegionPolicy.keepOneBranch(updated, key: "smsRegionConfig", patch: patch)
         updated = ResourceDefaults.productionForm(updated)
-        try tx.saveProjectConfig(projectId: projectId, updated)
+        try await tx.saveProjectConfig(projectId: projectId, updated)
         return updated
     }
 
@@ -73,7 +73,7 @@ extension Emulator {
         try ConfigValidation.validateTenant(body)
         let tenantId = random.alphanumeric(28)
         return try await store.write { tx in
-            try Emulator.writeTenant(tx, projectId: projectId, tenantId: tenantId, patch: body) {
+            try await Emulator.writeTenant(tx, projectId: projectId, tenantId: tenantId, patch: body) {
                 ResourceDefaults.createdTenant(projectId: projectId, tenantId: tenantId).merged(with: body)
             }
         }
@@ -81,7 +81,8 @@ extension Emulator {
 
     public func getTenant(projectId: String, tenantId: String) async throws -> JSONValue {
         try await ResourceDefaults.productionForm(
-            store.write { tx in try Emulator.tenantResource(tx, projectId: projectId, tenantId: tenantId, create: true)!
+            store.write { tx in
+                try await Emulator.tenantResource(tx, projectId: projectId, tenantId: tenantId, create: true)!
             })
     }
 
@@ -92,8 +93,8 @@ extension Emulator {
         guard patch.objectValue != nil else { throw AuthError.invalidJSON("/ must be object") }
         try ConfigValidation.validateTenant(patch)
         return try await store.write { tx in
-            let current = try Emulator.tenantResource(tx, projectId: projectId, tenantId: tenantId, create: true)!
-            return try Emulator.writeTenant(tx, projectId: projectId, tenantId: tenantId, patch: patch) {
+            let current = try await Emulator.tenantResource(tx, projectId: projectId, tenantId: tenantId, create: true)!
+            return try await Emulator.writeTenant(tx, projectId: projectId, tenantId: tenantId, patch: patch) {
                 updateMask.isEmpty
                     ? ResourceDefaults.createdTenant(projectId: projectId, tenantId: tenantId).merged(with: patch)
                     : FieldMask.apply(updateMask, from: patch, to: current)
@@ -104,23 +105,23 @@ extension Emulator {
     /// The one write path of a tenant (REST API and configuration file), as `writeProjectConfig`.
     static func writeTenant(
         _ tx: any StoreTransaction, projectId: String, tenantId: String, patch: JSONValue, make: () -> JSONValue
-    ) throws -> JSONValue {
+    ) async throws -> JSONValue {
         var updated = make().setting(["name"], to: .string("projects/\(projectId)/tenants/\(tenantId)"))
             .setting(["tenantId"], to: .string(tenantId))
         updated = ConfigValidation.normalizeMfa(updated, key: "mfaConfig")
         updated = SmsRegionPolicy.keepOneBranch(updated, key: "smsRegionConfig", patch: patch)
         updated = ResourceDefaults.productionForm(updated)
-        try tx.saveTenant(projectId: projectId, tenantId: tenantId, updated)
+        try await tx.saveTenant(projectId: projectId, tenantId: tenantId, updated)
         return updated
     }
 
     public func deleteTenant(projectId: String, tenantId: String) async throws -> JSONValue {
         defer { settingsChanged() }
         try await store.write { tx in
-            guard try tx.deleteTenant(projectId: projectId, tenantId: tenantId) else {
+            guard try await tx.deleteTenant(projectId: projectId, tenantId: tenantId) else {
                 throw AuthError("TENANT_NOT_FOUND")
             }
-            try tx.deleteAllUsers(Scope(projectId: projectId, tenantId: tenantId))
+            try await tx.deleteAllUsers(Scope(projectId: projectId, tenantId: tenantId))
         }
         return .object([:])
     }
@@ -130,7 +131,8 @@ extension Emulator {
         if size == 0 { size = 20 }
         let limit = size < 0 ? nil : min(size, 1000)
         let tenants = try await store.read { tx in
-            try tx.listTenants(projectId: projectId, after: pageToken.flatMap { $0.isEmpty ? nil : $0 }, limit: limit)
+            try await tx.listTenants(
+                projectId: projectId, after: pageToken.flatMap { $0.isEmpty ? nil : $0 }, limit: limit)
         }
         var response: [String: JSONValue] = ["tenants": .array(tenants.map(ResourceDefaults.productionForm))]
         if let limit, tenants.count == limit, let last = tenants.last?["tenantId"] { response["nextPageToken"] = last }

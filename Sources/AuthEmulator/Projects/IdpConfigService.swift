@@ -49,14 +49,17 @@ extension Emulator {
         guard body.objectValue != nil else { throw AuthError.invalidJSON("/ must be object") }
         let config = kind.productionForm(body.setting(["name"], to: .string(Self.idpResourceName(scope, kind, id))))
         return try await store.write { tx in
-            if try tx.idpConfig(scope, kind: kind.rawValue, id: id) != nil { throw AuthError("DUPLICATE_IDP_CONFIG") }
-            try tx.saveIdpConfig(scope, kind: kind.rawValue, id: id, config)
+            if try await tx.idpConfig(scope, kind: kind.rawValue, id: id) != nil {
+                throw AuthError("DUPLICATE_IDP_CONFIG")
+            }
+            try await tx.saveIdpConfig(scope, kind: kind.rawValue, id: id, config)
             return config
         }
     }
 
     public func getIdpConfig(_ kind: IdpConfigKind, id: String, scope: Scope) async throws -> JSONValue {
-        guard let config = try await store.read({ tx in try tx.idpConfig(scope, kind: kind.rawValue, id: id) }) else {
+        guard let config = try await store.read({ tx in try await tx.idpConfig(scope, kind: kind.rawValue, id: id) })
+        else {
             throw AuthError("CONFIGURATION_NOT_FOUND")
         }
         return config
@@ -67,19 +70,19 @@ extension Emulator {
     ) async throws -> JSONValue {
         guard patch.objectValue != nil else { throw AuthError.invalidJSON("/ must be object") }
         return try await store.write { tx in
-            guard let current = try tx.idpConfig(scope, kind: kind.rawValue, id: id) else {
+            guard let current = try await tx.idpConfig(scope, kind: kind.rawValue, id: id) else {
                 throw AuthError("CONFIGURATION_NOT_FOUND")
             }
             var updated =
                 updateMask.isEmpty ? current.merged(with: patch) : FieldMask.apply(updateMask, from: patch, to: current)
             updated = kind.productionForm(updated.setting(["name"], to: .string(Self.idpResourceName(scope, kind, id))))
-            try tx.saveIdpConfig(scope, kind: kind.rawValue, id: id, updated)
+            try await tx.saveIdpConfig(scope, kind: kind.rawValue, id: id, updated)
             return updated
         }
     }
 
     public func deleteIdpConfig(_ kind: IdpConfigKind, id: String, scope: Scope) async throws -> JSONValue {
-        let deleted = try await store.write { tx in try tx.deleteIdpConfig(scope, kind: kind.rawValue, id: id) }
+        let deleted = try await store.write { tx in try await tx.deleteIdpConfig(scope, kind: kind.rawValue, id: id) }
         guard deleted else { throw AuthError("CONFIGURATION_NOT_FOUND") }
         return .object([:])
     }
@@ -87,7 +90,7 @@ extension Emulator {
     public func listIdpConfigs(_ kind: IdpConfigKind, pageSize: Int?, pageToken: String?, scope: Scope) async throws
         -> JSONValue
     {
-        let all = try await store.read { tx in try tx.listIdpConfigs(scope, kind: kind.rawValue) }
+        let all = try await store.read { tx in try await tx.listIdpConfigs(scope, kind: kind.rawValue) }
         let start = pageToken.flatMap(Int.init) ?? 0
         // A negative start would trap in dropFirst.
         guard start >= 0 else { throw AuthError("INVALID_PAGE_SELECTION", "Invalid page token.") }

@@ -23,7 +23,9 @@ extension Emulator {
                 }
                 // The file's keys are merged over what the REST API stored, through its write path.
                 _ = try await store.write { tx in
-                    try Emulator.writeProjectConfig(tx, projectId: projectId, patch: config) { $0.merged(with: config) }
+                    try await Emulator.writeProjectConfig(tx, projectId: projectId, patch: config) {
+                        $0.merged(with: config)
+                    }
                 }
             }
             guard let tenants = fields["tenants"] else { continue }
@@ -41,9 +43,9 @@ extension Emulator {
                 }
                 _ = try await store.write { tx in
                     let current =
-                        try tx.tenant(projectId: projectId, tenantId: tenantId)
+                        try await tx.tenant(projectId: projectId, tenantId: tenantId)
                         ?? ResourceDefaults.createdTenant(projectId: projectId, tenantId: tenantId)
-                    return try Emulator.writeTenant(tx, projectId: projectId, tenantId: tenantId, patch: tenant) {
+                    return try await Emulator.writeTenant(tx, projectId: projectId, tenantId: tenantId, patch: tenant) {
                         current.merged(with: tenant)
                     }
                 }

@@ -5,28 +5,28 @@ extension Emulator {
     /// the SMS outbox (and with it the pending verification codes), APNs pushes and injected
     /// app-verification faults. `DELETE …/accounts`, the inspector's "delete all", `authemu reset`,
     /// the helper library's `reset()` and the MCP tool all come here.
-    static func clearScope(_ tx: any StoreTransaction, _ scope: Scope) throws {
-        try tx.deleteAllUsers(scope)
-        try tx.deleteAllOobCodes(scope)
-        try tx.deleteAllSms(scope)
-        try tx.deletePushes(scope)
-        for fault in InjectedFault.allCases { try tx.setFault(scope, fault, count: 0) }
+    static func clearScope(_ tx: any StoreTransaction, _ scope: Scope) async throws {
+        try await tx.deleteAllUsers(scope)
+        try await tx.deleteAllOobCodes(scope)
+        try await tx.deleteAllSms(scope)
+        try await tx.deletePushes(scope)
+        for fault in InjectedFault.allCases { try await tx.setFault(scope, fault, count: 0) }
     }
 
     /// `authemu reset`: `clearScope` on the project and every tenant of it, keeping its
     /// configuration and tenants.
     public func resetProject(_ projectId: String) async throws -> Int {
         try await store.write { tx in
-            var tenants = Set(try tx.tenantsWithUsers(projectId: projectId).compactMap { $0 })
-            for tenant in try tx.listTenants(projectId: projectId, after: nil, limit: nil) {
+            var tenants = Set(try await tx.tenantsWithUsers(projectId: projectId).compactMap { $0 })
+            for tenant in try await tx.listTenants(projectId: projectId, after: nil, limit: nil) {
                 if let id = tenant["tenantId"]?.stringValue { tenants.insert(id) }
             }
             let scopes =
                 [Scope(projectId: projectId)] + tenants.sorted().map { Scope(projectId: projectId, tenantId: $0) }
             var removed = 0
             for scope in scopes {
-                removed += try tx.countUsers(scope)
-                try Self.clearScope(tx, scope)
+                removed += try await tx.countUsers(scope)
+                try await Self.clearScope(tx, scope)
             }
             return removed
         }
@@ -35,13 +35,13 @@ extension Emulator {
     /// `DELETE /emulator/v1/projects/{p}[/tenants/{t}]/accounts`: `clearScope` on that scope
     /// (firebase-tools removes only the accounts, and leaves their codes for the next test to find).
     public func deleteAllAccounts(_ scope: Scope) async throws -> JSONValue {
-        try await store.write { tx in try Self.clearScope(tx, scope) }
+        try await store.write { tx in try await Self.clearScope(tx, scope) }
         return .object([:])
     }
 
     /// `DELETE …/oobCodes`: the scope's email action codes only.
     public func clearOobCodes(_ scope: Scope) async throws -> JSONValue {
-        try await store.write { tx in try tx.deleteAllOobCodes(scope) }
+        try await store.write { tx in try await tx.deleteAllOobCodes(scope) }
         return .object([:])
     }
 }
@@ -54,10 +54,10 @@ extension Emulator {
     public func resetSettings(_ projectId: String) async throws -> JSONValue {
         defer { settingsChanged() }
         try await store.write { tx in
-            try tx.saveProjectConfig(projectId: projectId, .object([:]))
-            for tenant in try tx.listTenants(projectId: projectId, after: nil, limit: nil) {
+            try await tx.saveProjectConfig(projectId: projectId, .object([:]))
+            for tenant in try await tx.listTenants(projectId: projectId, after: nil, limit: nil) {
                 if let id = tenant["tenantId"]?.stringValue {
-                    _ = try tx.deleteTenant(projectId: projectId, tenantId: id)
+                    _ = try await tx.deleteTenant(projectId: projectId, tenantId: id)
                 }
             }
         }

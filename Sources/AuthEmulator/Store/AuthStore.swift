@@ -3,87 +3,87 @@ import Foundation
 /// Users of one scope (project or tenant). Email and phone are matched case-insensitively and
 /// exactly respectively; federated identities by (providerId, rawId).
 public protocol UserRepository {
-    func user(_ scope: Scope, localId: String) throws -> UserRecord?
-    func users(_ scope: Scope, email: String) throws -> [UserRecord]
-    func user(_ scope: Scope, phoneNumber: String) throws -> UserRecord?
-    func user(_ scope: Scope, providerId: String, rawId: String) throws -> UserRecord?
+    func user(_ scope: Scope, localId: String) async throws -> UserRecord?
+    func users(_ scope: Scope, email: String) async throws -> [UserRecord]
+    func user(_ scope: Scope, phoneNumber: String) async throws -> UserRecord?
+    func user(_ scope: Scope, providerId: String, rawId: String) async throws -> UserRecord?
     /// Users linked to `providerId`, by raw id, at most `limit` (the IdP widget's account list).
-    func users(_ scope: Scope, providerId: String, limit: Int) throws -> [UserRecord]
+    func users(_ scope: Scope, providerId: String, limit: Int) async throws -> [UserRecord]
     /// Users with a linked IdP whose email (`providerUserInfo[].email`) is `providerEmail`, by localId.
-    func users(_ scope: Scope, providerEmail: String) throws -> [UserRecord]
+    func users(_ scope: Scope, providerEmail: String) async throws -> [UserRecord]
     /// The owner of a passkey (`passkeyInfo[].credentialId`).
-    func user(_ scope: Scope, passkeyCredentialId: String) throws -> UserRecord?
+    func user(_ scope: Scope, passkeyCredentialId: String) async throws -> UserRecord?
     /// Inserts or replaces the record with the same localId, and its indexes.
-    func save(_ scope: Scope, _ user: UserRecord) throws
+    func save(_ scope: Scope, _ user: UserRecord) async throws
     /// Stores `user`'s `lastLoginAt` and `lastRefreshAt` without rewriting the whole record (the
     /// only write of a plain sign-in or a token refresh); `user` is otherwise as read in this
     /// transaction.
-    func saveSessionTimes(_ scope: Scope, _ user: UserRecord) throws
-    func deleteUser(_ scope: Scope, localId: String) throws -> Bool
-    func deleteAllUsers(_ scope: Scope) throws
+    func saveSessionTimes(_ scope: Scope, _ user: UserRecord) async throws
+    func deleteUser(_ scope: Scope, localId: String) async throws -> Bool
+    func deleteAllUsers(_ scope: Scope) async throws
     /// Users in localId order, strictly after `after`, at most `limit` (nil = all).
-    func listUsers(_ scope: Scope, after: String?, limit: Int?, descending: Bool) throws -> [UserRecord]
-    func countUsers(_ scope: Scope) throws -> Int
+    func listUsers(_ scope: Scope, after: String?, limit: Int?, descending: Bool) async throws -> [UserRecord]
+    func countUsers(_ scope: Scope) async throws -> Int
     /// Accounts in every project and tenant (for status lines).
-    func countAllUsers() throws -> Int
+    func countAllUsers() async throws -> Int
     /// Tenant ids (nil for the top level) that have users in a project.
-    func tenantsWithUsers(projectId: String) throws -> [String?]
+    func tenantsWithUsers(projectId: String) async throws -> [String?]
 }
 
 /// Tenants of a project, stored in the Identity Toolkit v2 `Tenant` JSON shape.
 public protocol TenantRepository {
-    func tenant(projectId: String, tenantId: String) throws -> JSONValue?
-    func saveTenant(projectId: String, tenantId: String, _ tenant: JSONValue) throws
-    func deleteTenant(projectId: String, tenantId: String) throws -> Bool
-    func listTenants(projectId: String, after: String?, limit: Int?) throws -> [JSONValue]
+    func tenant(projectId: String, tenantId: String) async throws -> JSONValue?
+    func saveTenant(projectId: String, tenantId: String, _ tenant: JSONValue) async throws
+    func deleteTenant(projectId: String, tenantId: String) async throws -> Bool
+    func listTenants(projectId: String, after: String?, limit: Int?) async throws -> [JSONValue]
 }
 
 /// Project configurations, stored in the Identity Toolkit v2 `Config` JSON shape.
 public protocol ConfigRepository {
-    func projectConfig(projectId: String) throws -> JSONValue?
-    func saveProjectConfig(projectId: String, _ config: JSONValue) throws
+    func projectConfig(projectId: String) async throws -> JSONValue?
+    func saveProjectConfig(projectId: String, _ config: JSONValue) async throws
 }
 
 /// Out-of-band codes (email links), in creation order.
 public protocol OobCodeRepository {
-    func oobCode(_ scope: Scope, code: String) throws -> OobCode?
-    func saveOobCode(_ scope: Scope, _ code: OobCode) throws
-    func deleteOobCode(_ scope: Scope, code: String) throws
-    func listOobCodes(_ scope: Scope) throws -> [OobCode]
-    func deleteAllOobCodes(_ scope: Scope) throws
+    func oobCode(_ scope: Scope, code: String) async throws -> OobCode?
+    func saveOobCode(_ scope: Scope, _ code: OobCode) async throws
+    func deleteOobCode(_ scope: Scope, code: String) async throws
+    func listOobCodes(_ scope: Scope) async throws -> [OobCode]
+    func deleteAllOobCodes(_ scope: Scope) async throws
 }
 
 /// Identity-provider configurations (`oauthIdpConfigs`, `inboundSamlConfigs`,
 /// `defaultSupportedIdpConfigs`), kept as the JSON the Admin SDKs send.
 public protocol IdpConfigRepository {
-    func idpConfig(_ scope: Scope, kind: String, id: String) throws -> JSONValue?
-    func saveIdpConfig(_ scope: Scope, kind: String, id: String, _ config: JSONValue) throws
-    func deleteIdpConfig(_ scope: Scope, kind: String, id: String) throws -> Bool
-    func listIdpConfigs(_ scope: Scope, kind: String) throws -> [JSONValue]
+    func idpConfig(_ scope: Scope, kind: String, id: String) async throws -> JSONValue?
+    func saveIdpConfig(_ scope: Scope, kind: String, id: String, _ config: JSONValue) async throws
+    func deleteIdpConfig(_ scope: Scope, kind: String, id: String) async throws -> Bool
+    func listIdpConfigs(_ scope: Scope, kind: String) async throws -> [JSONValue]
 }
 
 /// The SMS outbox (every SMS any flow sends) and the temporary proofs of phone conflicts.
 public protocol SmsOutboxRepository {
     /// Stores a new message and returns it with its assigned, increasing `id`.
-    func insertSms(_ message: SmsMessage) throws -> SmsMessage
-    func updateSms(_ message: SmsMessage) throws
-    func sms(sessionInfo: String) throws -> SmsMessage?
+    func insertSms(_ message: SmsMessage) async throws -> SmsMessage
+    func updateSms(_ message: SmsMessage) async throws
+    func sms(sessionInfo: String) async throws -> SmsMessage?
     /// Messages of a scope matching `query`, oldest first.
-    func listSms(_ scope: Scope, _ query: SmsQuery) throws -> [SmsMessage]
-    func deleteAllSms(_ scope: Scope) throws
+    func listSms(_ scope: Scope, _ query: SmsQuery) async throws -> [SmsMessage]
+    func deleteAllSms(_ scope: Scope) async throws
     /// How many messages went to a number (or came from a client address) since a time.
-    func countSms(phoneNumber: String, since: Date) throws -> Int
-    func countSms(clientIP: String, since: Date) throws -> Int
-    func saveTemporaryProof(_ proof: TemporaryProof) throws
-    func temporaryProof(_ proof: String) throws -> TemporaryProof?
-    func deleteTemporaryProof(_ proof: String) throws
+    func countSms(phoneNumber: String, since: Date) async throws -> Int
+    func countSms(clientIP: String, since: Date) async throws -> Int
+    func saveTemporaryProof(_ proof: TemporaryProof) async throws
+    func temporaryProof(_ proof: String) async throws -> TemporaryProof?
+    func deleteTemporaryProof(_ proof: String) async throws
 }
 
 /// TOTP enrollments between start and finalize (the secret lives here until then).
 public protocol TotpSessionRepository {
-    func saveTotpSession(_ session: TotpEnrollmentSession) throws
-    func totpSession(_ sessionInfo: String) throws -> TotpEnrollmentSession?
-    func deleteTotpSession(_ sessionInfo: String) throws
+    func saveTotpSession(_ session: TotpEnrollmentSession) async throws
+    func totpSession(_ sessionInfo: String) async throws -> TotpEnrollmentSession?
+    func deleteTotpSession(_ sessionInfo: String) async throws
 }
 
 /// Everything one transaction can touch.
@@ -125,13 +125,14 @@ public enum StoreChange: String, Sendable, CaseIterable {
 /// - **Unavailability.** A database that cannot be reached or written answers
 ///   `AuthError.storeUnavailable` (503 `UNAVAILABLE`), within a bounded time, never a hang.
 public protocol AuthStore: Sendable {
-    func read<T: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) throws -> T) async throws -> T
-    func write<T: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) throws -> T) async throws -> T
+    func read<T: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) async throws -> T) async throws -> T
+    func write<T: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) async throws -> T) async throws -> T
     /// A `write` whose body usually changes nothing but session times (`saveSessionTimes`): a
     /// plain sign-in or a token refresh. A store may run it without taking its write lock: the
     /// reads from one snapshot, then the times stored on their own, durably, before it returns.
     /// Should the body make any other change, it is run again as a `write`.
-    func sessionWrite<T: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) throws -> T) async throws -> T
+    func sessionWrite<T: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) async throws -> T) async throws
+        -> T
     /// True when the store is open and answers a trivial query.
     func isReady() async -> Bool
     /// Calls `handler` for each change committed by any process sharing this database. A store
@@ -143,7 +144,7 @@ extension AuthStore {
     public func observeChanges(_ handler: @escaping @Sendable (StoreChange) -> Void) {}
 
     /// A store with one writer and cheap writes (SQLite) runs it as any other `write`.
-    public func sessionWrite<T: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) throws -> T)
+    public func sessionWrite<T: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) async throws -> T)
         async throws -> T
     {
         try await write(body)

@@ -16,7 +16,9 @@ extension Emulator {
         let refresh = try RefreshToken.decode(token)
         let scope = refresh.scope
         let user: UserRecord = try await store.sessionWrite { tx in
-            guard var user = try tx.user(scope, localId: refresh.localId) else { throw AuthError.invalidRefreshToken }
+            guard var user = try await tx.user(scope, localId: refresh.localId) else {
+                throw AuthError.invalidRefreshToken
+            }
             if user.isDisabled { throw AuthError.userDisabled }
             if let validSince = user.validSinceSeconds, let issued = refresh.issuedAt, issued < validSince {
                 throw AuthError.tokenExpired
@@ -26,7 +28,7 @@ extension Emulator {
                 throw AuthError.tokenExpired
             }
             user.lastRefreshAt = self.clock.now().rfc3339Millis
-            try tx.saveSessionTimes(scope, user)
+            try await tx.saveSessionTimes(scope, user)
             return user
         }
         var grant = SessionGrant(
@@ -50,7 +52,7 @@ extension Emulator {
         guard (300...1_209_600).contains(duration) else { throw AuthError("INVALID_DURATION") }
         let claims = try tokens.decodeIdToken(idToken)
         let scope = caller.scope
-        _ = try await store.read { tx in try Emulator.userForIdToken(tx, claims, scope: scope) }
+        _ = try await store.read { tx in try await Emulator.userForIdToken(tx, claims, scope: scope) }
         let cookie = try await tokens.sessionCookie(from: idToken, projectId: scope.projectId, validDuration: duration)
         return .object(["sessionCookie": .string(cookie)])
     }

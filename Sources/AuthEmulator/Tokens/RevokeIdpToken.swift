@@ -10,8 +10,8 @@ extension Emulator {
         guard let idToken = body["idToken"]?.stringValue, !idToken.isEmpty else { throw AuthError.missingIdToken }
         let claims = try tokens.decodeIdToken(idToken)
         let user = try await store.read { tx in
-            try self.enabledSettings(tx, scope, create: false)
-            return try Emulator.userForIdToken(tx, claims, scope: scope)
+            try await self.enabledSettings(tx, scope, create: false)
+            return try await Emulator.userForIdToken(tx, claims, scope: scope)
         }
         let provider = body["providerId"]?.stringValue ?? "apple.com"
         let type = body["tokenType"]?.stringValue ?? "ACCESS_TOKEN"

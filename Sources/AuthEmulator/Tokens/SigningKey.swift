@@ -45,8 +45,8 @@ public struct StoredSigningKey: Codable, Sendable, Equatable {
 
 /// Where the signing key lives.
 public protocol SigningKeyRepository {
-    func signingKey() throws -> StoredSigningKey?
-    func saveSigningKey(_ key: StoredSigningKey) throws
+    func signingKey() async throws -> StoredSigningKey?
+    func saveSigningKey(_ key: StoredSigningKey) async throws
 }
 
 /// The key tokens are signed with right now (nil: unsigned).
@@ -77,14 +77,14 @@ extension TokenService {
 extension Emulator {
     /// Signs tokens with the store's RS256 key, making and storing one the first time.
     public func enableSignedTokens() async throws {
-        let existing = try await store.read { tx in try tx.signingKey() }
+        let existing = try await store.read { tx in try await tx.signingKey() }
         var key = existing
         if key == nil {
             let fresh = try StoredSigningKey.generate(
                 kid: random.bytes(20).map { String(format: "%02x", $0) }.joined(), now: clock.now())
             key = try await store.write { tx in
-                if let stored = try tx.signingKey() { return stored }
-                try tx.saveSigningKey(fresh)
+                if let stored = try await tx.signingKey() { return stored }
+                try await tx.saveSigningKey(fresh)
                 return fresh
             }
             logger.info("made an RS256 token signing key, kid \(fresh.kid)", metadata: ["event": "signingKey"])
