@@ -106,7 +106,11 @@ public enum StoreChange: String, Sendable, CaseIterable {
 ///   before the other (serializable), also from different processes: neither sees a part of the
 ///   other, and each sees everything committed before it began. `read` sees one consistent
 ///   snapshot of committed data. Bodies must have no effects outside the transaction: a store may
-///   run a body again (`sessionWrite`, blocking functions).
+///   run a body again (`sessionWrite`, blocking functions, PostgreSQL's one-`SELECT` first run).
+/// - **Bodies await only the store.** Bodies and repository calls are `async` so that PostgreSQL
+///   can run a transaction on its connection's event loop; SQLite runs the same body to its end
+///   inside its database closure, so a body that awaited anything else (a network call, a sleep)
+///   would stop the process. Such work goes before or after the transaction.
 /// - **Session times.** A `sessionWrite` whose body only read and called `saveSessionTimes` may
 ///   store those two times after its snapshot, outside any lock: a full `save` by a concurrent
 ///   `write` may then carry the older times. Nothing is decided on them (they are shown only).
