@@ -99,3 +99,32 @@ final class ChangeLog: @unchecked Sendable {
     var changes: [StoreChange] { lock.withLock { log } }
     func append(_ change: StoreChange) { lock.withLock { log.append(change) } }
 }
+
+extension StoreChecks {
+    /// A read of two statements sees one snapshot, also when another store commits between them:
+    /// PostgreSQL sends a body's first `SELECT` outside any transaction, and a second statement
+    /// runs the body again inside one. (Only for stores whose bodies may await another store.)
+    static func readSnapshotAcrossInstances(_ first: any AuthStore, _ second: any AuthStore, _ label: Comment)
+        async throws
+    {
+        let scope = Scope(projectId: "p")
+        @Sendable func named(_ name: String) -> UserRecord {
+            var user = UserRecord(localId: "s")
+            user.displayName = name
+            return user
+        }
+        try await first.write { tx in try await tx.save(scope, named("before")) }
+        let wrote = Flag()
+        let names = try await first.read { tx in
+            let once = try await tx.user(scope, localId: "s")?.displayName
+            if !wrote.isSet {
+                wrote.set()
+                try await second.write { tx in try await tx.save(scope, named("after")) }
+            }
+            return (once, try await tx.user(scope, localId: "s")?.displayName)
+        }
+        #expect(names.0 == "after" && names.1 == "after", label)
+        let single = try await first.read { tx in try await tx.user(scope, localId: "s")?.displayName }
+        #expect(single == "after", label)
+    }
+}

@@ -147,14 +147,14 @@ extension StoreChecks {
     }
 
     static func signingKeys(_ store: any AuthStore, _ label: Comment) async throws {
-        #expect(try await store.read { tx in try tx.signingKey() } == nil, label)
+        #expect(try await store.read { tx in try await tx.signingKey() } == nil, label)
         let old = StoredSigningKey(kid: "old", privateKeyPEM: "a", certificatePEM: "b", createdAt: 1_700_000_000)
         let new = StoredSigningKey(kid: "new", privateKeyPEM: "c", certificatePEM: "d", createdAt: 1_700_000_100)
         try await store.write { tx in
             try await tx.saveSigningKey(new)
             try await tx.saveSigningKey(old)
         }
-        #expect(try await store.read { tx in try tx.signingKey() } == new, label)
+        #expect(try await store.read { tx in try await tx.signingKey() } == new, label)
     }
 
     static func countsAndPasskeys(_ store: any AuthStore, _ label: Comment) async throws {

@@ -17,7 +17,7 @@ extension StoreChecks {
             try await tx.save(scope, user)
         }
         let read = try await store.sessionWrite { tx in
-            var user = try await #require(try tx.users(scope, email: "s@example.com").first)
+            var user = try #require(try await tx.users(scope, email: "s@example.com").first)
             user.lastLoginAt = "1700000000001"
             user.lastRefreshAt = "2023-11-14T22:13:20.001Z"
             try await tx.saveSessionTimes(scope, user)
@@ -29,9 +29,9 @@ extension StoreChecks {
 
         await #expect(throws: AuthError.userDisabled, label) {
             try await store.sessionWrite { tx in
-                var user = try #require(try tx.user(scope, localId: "s"))
+                var user = try #require(try await tx.user(scope, localId: "s"))
                 user.lastLoginAt = "1700000000002"
-                try tx.saveSessionTimes(scope, user)
+                try await tx.saveSessionTimes(scope, user)
                 throw AuthError.userDisabled
             }
         }
@@ -41,7 +41,7 @@ extension StoreChecks {
         let runs = Atomic<Int>(0)
         let renamed = try await store.sessionWrite { tx in
             runs.add(1, ordering: .relaxed)
-            var user = try await #require(try tx.user(scope, localId: "s"))
+            var user = try #require(try await tx.user(scope, localId: "s"))
             user.lastLoginAt = "1700000000003"
             try await tx.saveSessionTimes(scope, user)
             user.displayName = "Renamed"
@@ -66,7 +66,7 @@ extension StoreChecks {
             for index in 0..<40 {
                 group.addTask {
                     try await store.sessionWrite { tx in
-                        var user = try await #require(try tx.user(scope, localId: "s"))
+                        var user = try #require(try await tx.user(scope, localId: "s"))
                         user.lastRefreshAt = "2023-11-14T22:13:20.\(100 + index)Z"
                         try await tx.saveSessionTimes(scope, user)
                     }
@@ -98,7 +98,7 @@ extension StoreChecks {
             for index in 0..<30 {
                 group.addTask {
                     try await store.sessionWrite { tx in
-                        var user = try await #require(try tx.user(scope, localId: "m\(index)"))
+                        var user = try #require(try await tx.user(scope, localId: "m\(index)"))
                         user.lastLoginAt = "\(1_700_000_100_000 + index)"
                         user.lastRefreshAt = "2023-11-14T22:15:00.\(100 + index)Z"
                         try await tx.saveSessionTimes(scope, user)

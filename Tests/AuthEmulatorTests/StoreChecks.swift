@@ -44,7 +44,9 @@ enum StoreChecks {
             (try await tx.deleteUser(scope, localId: "c"), try await tx.deleteUser(scope, localId: "c"))
         }
         #expect(deleted.0 == true && deleted.1 == false, label)
-        #expect(try await store.read { tx in try tx.user(scope, providerId: "google.com", rawId: "g-c") } == nil, label)
+        #expect(
+            try await store.read { tx in try await tx.user(scope, providerId: "google.com", rawId: "g-c") } == nil,
+            label)
         let linked = try await store.read { tx in
             (
                 try await tx.users(scope, providerEmail: "shared@IDP.com").map(\.localId),
@@ -90,7 +92,7 @@ enum StoreChecks {
             (try await tx.user(scope, localId: "u"), try await tx.user(tenant, localId: "u"))
         }
         try await store.write { tx in
-            var user = try await #require(try tx.users(scope, email: "u@example.com").first)
+            var user = try #require(try await tx.users(scope, email: "u@example.com").first)
             user.lastLoginAt = "1700000000123"
             user.lastRefreshAt = "2023-11-14T22:13:20.123Z"
             try await tx.saveSessionTimes(scope, user)
@@ -109,7 +111,7 @@ enum StoreChecks {
         #expect(stamped.0?.mfaInfo?.map(\.mfaEnrollmentId) == ["p1", "t1"], label)
         #expect(stamped.1?.displayName == "Tenant" && stamped.1?.lastLoginAt == nil, label)
         try await store.write { tx in
-            var user = try await #require(try tx.user(scope, localId: "u"))
+            var user = try #require(try await tx.user(scope, localId: "u"))
             user.displayName = "Renamed"
             try await tx.save(scope, user)
         }
@@ -121,8 +123,8 @@ enum StoreChecks {
         let scope = Scope(projectId: "p")
         await #expect(throws: AuthError.emailExists, label) {
             try await store.write { tx in
-                try tx.save(scope, UserRecord(localId: "half"))
-                try tx.saveProjectConfig(projectId: "p", .object(["half": true]))
+                try await tx.save(scope, UserRecord(localId: "half"))
+                try await tx.saveProjectConfig(projectId: "p", .object(["half": true]))
                 throw AuthError.emailExists
             }
         }
@@ -175,12 +177,14 @@ enum StoreChecks {
             try await tx.saveIdpConfig(scope, kind: "oauthIdpConfigs", id: "oidc.a", .object(["clientId": "c"]))
         }
         let read = try await store.read { tx in
-            await (
+            (
                 try await tx.listTenants(projectId: "p", after: nil, limit: nil),
                 try await tx.projectConfig(projectId: "p"),
                 try await tx.listOobCodes(scope), try await tx.idpConfig(scope, kind: "oauthIdpConfigs", id: "oidc.a"),
-                try tx.listTenants(projectId: "p", after: "t1", limit: 1), try tx.oobCode(scope, code: "code2"),
-                try tx.listIdpConfigs(scope, kind: "oauthIdpConfigs"), try tx.tenant(projectId: "p", tenantId: "t2")
+                try await tx.listTenants(projectId: "p", after: "t1", limit: 1),
+                try await tx.oobCode(scope, code: "code2"),
+                try await tx.listIdpConfigs(scope, kind: "oauthIdpConfigs"),
+                try await tx.tenant(projectId: "p", tenantId: "t2")
             )
         }
         #expect(read.0.count == 3 && read.0.first == .object(["tenantId": "t1"]), label)
@@ -198,12 +202,12 @@ enum StoreChecks {
             try await tx.deleteOobCode(scope, code: "code1")
             let afterOne = try await tx.listOobCodes(scope).map(\.oobCode)
             try await tx.deleteAllOobCodes(scope)
-            return await (
+            return (
                 order, afterOne, try await tx.listOobCodes(scope).count,
                 try await tx.deleteTenant(projectId: "p", tenantId: "t2"),
                 try await tx.deleteTenant(projectId: "p", tenantId: "t2"),
                 try await tx.deleteIdpConfig(scope, kind: "oauthIdpConfigs", id: "oidc.b"),
-                try tx.deleteIdpConfig(scope, kind: "oauthIdpConfigs", id: "oidc.b")
+                try await tx.deleteIdpConfig(scope, kind: "oauthIdpConfigs", id: "oidc.b")
             )
         }
         #expect(removed.0 == ["code2", "code1"] && removed.1 == ["code2"] && removed.2 == 0, label)
@@ -228,7 +232,7 @@ enum StoreChecks {
             try await tx.save(Scope(projectId: "q", tenantId: "t"), UserRecord(localId: "only"))
             try await tx.saveProjectConfig(projectId: "c", .object([:]))
         }
-        #expect(try await store.read { tx in try tx.projectIds() } == ["c", "p", "q"], label)
+        #expect(try await store.read { tx in try await tx.projectIds() } == ["c", "p", "q"], label)
         let searches = try await store.read { tx in
             (
                 try await tx.searchUsers(scope, prefix: "AM", after: nil, limit: 10).map(\.localId),
@@ -244,13 +248,14 @@ enum StoreChecks {
     }
 
     static func clockSetting(_ store: any AuthStore, _ label: Comment) async throws {
-        #expect(try await store.read { tx in try tx.clockSetting() } == .real, label)
+        #expect(try await store.read { tx in try await tx.clockSetting() } == .real, label)
         try await store.write { tx in try await tx.saveClockSetting(ClockSetting(offsetSeconds: 3601.5)) }
-        #expect(try await store.read { tx in try tx.clockSetting() } == ClockSetting(offsetSeconds: 3601.5), label)
+        #expect(
+            try await store.read { tx in try await tx.clockSetting() } == ClockSetting(offsetSeconds: 3601.5), label)
         let frozen = ClockSetting(offsetSeconds: -60, frozenAt: Date(timeIntervalSince1970: 1_893_456_000.25))
         try await store.write { tx in try await tx.saveClockSetting(frozen) }
-        #expect(try await store.read { tx in try tx.clockSetting() } == frozen, label)
+        #expect(try await store.read { tx in try await tx.clockSetting() } == frozen, label)
         try await store.write { tx in try await tx.saveClockSetting(.real) }
-        #expect(try await store.read { tx in try tx.clockSetting() } == .real, label)
+        #expect(try await store.read { tx in try await tx.clockSetting() } == .real, label)
     }
 }

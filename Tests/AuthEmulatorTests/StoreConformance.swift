@@ -38,7 +38,13 @@ func runStoreConformance(_ backend: StoreBackend) async throws {
         ("same email through two stores", StoreChecks.sameEmailAcrossInstances),
         ("outbox commit order across two stores", StoreChecks.outboxCommitOrder),
     ]
-    for (name, check) in pairs + (backend.announcesChanges ? [("changes heard", StoreChecks.changesHeard)] : []) {
+    for (name, check) in pairs
+        + (backend.announcesChanges
+            ? [
+                ("changes heard", StoreChecks.changesHeard),
+                ("one snapshot while another store commits", StoreChecks.readSnapshotAcrossInstances),
+            ] : [])
+    {
         let fresh = try await backend.make()
         guard let openAgain = fresh.openAgain else { return }
         try await check(fresh.store, try await openAgain(), Comment(rawValue: "\(backend.name): \(name)"))

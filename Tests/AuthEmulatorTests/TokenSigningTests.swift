@@ -92,7 +92,7 @@ struct TokenSigningTests {
             let jwks = try await client.call(.get, Self.jwksPath, key: false)
             #expect(Self.header(again.string("idToken"))["kid"] == jwks["keys"]?.arrayValue?.first?["kid"])
             #expect(
-                try await harness.store.read { tx in try tx.signingKey() }?.kid
+                try await harness.store.read { tx in try await tx.signingKey() }?.kid
                     == jwks["keys"]?.arrayValue?.first?["kid"]?.stringValue)
         }
     }
