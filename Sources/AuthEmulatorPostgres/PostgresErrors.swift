@@ -18,9 +18,7 @@ extension PostgresStore {
             let transient = ["08", "53", "57", "58", "40"].contains(String(state.prefix(2)))
             return transient ? AuthError.storeUnavailable("PostgreSQL: \(describe(error))") : error
         }
-        if error is PSQLError || error is ChannelError || error is IOError
-            || error is NIOThreadPoolError.ThreadPoolInactive
-        {
+        if error is PSQLError || error is ChannelError || error is IOError {
             return AuthError.storeUnavailable("PostgreSQL: \(describe(error))")
         }
         return error

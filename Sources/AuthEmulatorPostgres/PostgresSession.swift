@@ -85,8 +85,17 @@ struct PostgresSession {
     }
 
     /// The query as postgres-nio's future: all rows and the command tag in one value.
+    ///
+    /// postgres-nio 1.33 writes a query to a closed channel without failing its future, which
+    /// would then never complete (a `ROLLBACK` after the server went away waited forever). This
+    /// runs on the connection's event loop, where the channel cannot close between the check and
+    /// the write: a query written to an open channel is always answered or failed.
     private func start(_ sql: String, _ binds: [Bind]) -> EventLoopFuture<PostgresQueryResult> {
-        connection.query(Self.query(sql, binds), logger: logger)
+        connection.eventLoop.preconditionInEventLoop()
+        guard !connection.isClosed else {
+            return connection.eventLoop.makeFailedFuture(ChannelError.ioOnClosedChannel)
+        }
+        return connection.query(Self.query(sql, binds), logger: logger)
     }
 
     /// Commits; a transaction the server had already aborted (it answers ROLLBACK) is an error,

@@ -200,8 +200,7 @@ public final class PostgresStore: AuthStore {
     }
 
     /// Runs `work` with a pooled connection on that connection's event loop, within `deadline`;
-    /// failures to reach the database become 503 `UNAVAILABLE`. It runs in the caller's own task:
-    /// a task of its own would cost two more hand-overs between threads on every request.
+    /// failures to reach the database become 503 `UNAVAILABLE`.
     @discardableResult
     func session<T: Sendable>(
         deadline: Duration = PostgresStore.deadline, _ work: @escaping @Sendable (PostgresSession) async throws -> T

@@ -10,7 +10,7 @@ public struct PostgresStoreURL: Sendable, CustomStringConvertible {
     public let configuration: PostgresClient.Configuration
     /// The PostgreSQL schema authemu's tables live in, so several set-ups can share one database.
     public let schema: String
-    /// This many connections, opened at start and kept (default 16).
+    /// At most this many connections (default 16).
     public let poolSize: Int
     public let masked: String
     /// The TLS settings of `configuration`, kept for the one-off start-up connection.
@@ -52,10 +52,10 @@ public struct PostgresStoreURL: Sendable, CustomStringConvertible {
                 host: host, port: components.port ?? 5432, username: user, password: password,
                 database: database.isEmpty ? nil : database, tls: tls.forPool)
         }
-        // The pool's connections are opened at start and kept (one more for LISTEN). A connection
-        // above the minimum, or one with keep-alive pings, gets timers each time it is handed back
-        // (tasks and a clock sleep each): ~60 µs of CPU on every request.
-        configuration.options.minimumConnections = poolSize
+        // No keep-alive pings: each one is a timer set and cancelled every time a connection is
+        // handed back. The minimum stays 0: postgres-nio 1.33's pool stops the process on a
+        // precondition when a lease comes while it holds fewer connections than a minimum above 0
+        // (a server restart closes them all).
         configuration.options.maximumConnections = poolSize + 1
         configuration.options.keepAliveBehavior = nil
         configuration.options.connectTimeout = .seconds(3)

@@ -32,9 +32,13 @@ def pair(tmp_path):
     (tmp_path / "b").mkdir()
     first = Daemon(tmp_path / "a", store=store_url(schema)).start()
     second = Daemon(tmp_path / "b", store=store_url(schema)).start()
-    yield Api(first.base), Api(second.base), first, second
-    first.stop()
-    second.stop()
+    try:
+        yield Api(first.base), Api(second.base), first, second
+    finally:
+        try:
+            first.stop()
+        finally:
+            second.stop()
 
 
 def sign_up(api, email, password="secret123"):
@@ -274,6 +278,7 @@ def test_postgres_restarted_under_load(pair):
     stop.set()
     for thread in threads:
         thread.join(timeout=20)
+    assert not any(thread.is_alive() for thread in threads), "a request never answered"
     assert {status for status, *_ in answers} <= {200, 503}
     assert {kind for status, kind, _ in answers if status == 503} == {"UNAVAILABLE"}
     assert max(elapsed for *_, elapsed in answers) < 6.5
