@@ -165,6 +165,42 @@ struct StoreConformanceTests {
     }
 
     @Test(
+        "a statement on a PostgreSQL connection that has closed fails at once with UNAVAILABLE, and the pool replaces it",
+        .enabled(if: postgresURL != nil, "AUTHEMU_TEST_POSTGRES_URL is not set (scripts/test sets it)"))
+    func postgresClosedConnection() async throws {
+        let store = try await Self.postgres(schema: "closed_\(UInt32.random(in: 0...UInt32.max))")
+        // A task of its own, not awaited: without the check, postgres-nio never answers a query
+        // written to a closed channel, and the ROLLBACK below waited forever (past the deadline).
+        let answered = Flag()
+        let call = Task {
+            defer { answered.set() }
+            try await store.session { session in
+                try await session.connection.close()
+                await session.rollback()
+                try await session.execute("SELECT 1")
+            }
+        }
+        let waitedUntil = ContinuousClock.now + .seconds(30)
+        while !answered.isSet, ContinuousClock.now < waitedUntil { try await Task.sleep(for: .milliseconds(10)) }
+        guard answered.isSet else {
+            Issue.record("a statement on a closed connection never answered")
+            return
+        }
+        do {
+            try await call.value
+            Issue.record("a statement on a closed connection succeeded")
+        } catch let error as AuthError {
+            #expect(error.code == "UNAVAILABLE")
+            #expect(error.detail == "The emulator's database cannot take writes: PostgreSQL: I/O on closed channel")
+        }
+        // The pool drops the connection once it hears of the close, and leases a new one.
+        let selected = { try? await store.session { try await $0.value(Int32.self, "SELECT 1") } }
+        while await selected() != 1, ContinuousClock.now < waitedUntil { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(await selected() == 1, "the pool did not replace the closed connection")
+        await store.close()
+    }
+
+    @Test(
         "a PostgreSQL schema from a newer authemu is refused and not modified; URLs are checked and masked",
         .enabled(if: postgresURL != nil, "AUTHEMU_TEST_POSTGRES_URL is not set (scripts/test sets it)"))
     func postgresNewerSchemaRefused() async throws {
