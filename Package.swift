@@ -8,16 +8,34 @@ import PackageDescription
 /// functions that run at start-up and on the hot requests are placed together
 /// (linking/hot-symbols.txt, from linking/update-hot-symbols): 29 -> 23 MiB.
 let packageRoot = String(#filePath.dropLast("/Package.swift".count))
-let releaseLinking: [LinkerSetting] = [
-    .unsafeFlags(
-        [
-            "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic",
-            "-Xlinker", "--symbol-ordering-file=\(packageRoot)/linking/hot-symbols.txt",
-            "-Xlinker", "--no-warn-symbol-ordering",
-        ],
-        .when(platforms: [.linux], configuration: .release)
-    )
+/// The Swift runtime and Foundation are linked in statically (`-static-stdlib`), here rather than
+/// by `swift build --static-swift-stdlib`: that flag also compiles every module against the static
+/// resource directory, which has no `Testing` module, so the tests could not share the release
+/// build (scripts/build-release). Modules compiled against the shared resource directory do not
+/// name the static archives' own dependencies, so they are named here (lld reads archives in any
+/// order).
+let staticRuntime = [
+    "-static-stdlib", "-lswiftSynchronization", "-l_FoundationICU", "-lCoreFoundation", "-l_FoundationCShims",
+    "-l_FoundationCollections",
 ]
+func releaseLinking(_ extraLibraries: [String] = []) -> [LinkerSetting] {
+    [
+        .unsafeFlags(
+            staticRuntime + extraLibraries + [
+                "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker",
+                "--no-export-dynamic",
+                "-Xlinker", "--symbol-ordering-file=\(packageRoot)/linking/hot-symbols.txt",
+                "-Xlinker", "--no-warn-symbol-ordering",
+            ],
+            .when(platforms: [.linux], configuration: .release)
+        )
+    ]
+}
+
+/// This package's library modules are compiled with testability in release too, so the Swift tests
+/// build against the release build (`scripts/build-release --build-tests`) and CI builds once. Only
+/// these modules: the dependencies, which no test imports `@testable`, stay as they ship.
+let testableInRelease: [SwiftSetting] = [.unsafeFlags(["-enable-testing"], .when(configuration: .release))]
 
 let package = Package(
     name: "authemu",
@@ -60,7 +78,8 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Logging", package: "swift-log"),
                 "CCrypt",
-            ]
+            ],
+            swiftSettings: testableInRelease
         ),
         /// Debian's libxcrypt, for the bcrypt hashes of imported users.
         .systemLibrary(
@@ -73,7 +92,8 @@ let package = Package(
             dependencies: [
                 "AuthEmulator",
                 .product(name: "GRDB", package: "GRDB.swift"),
-            ]
+            ],
+            swiftSettings: testableInRelease
         ),
         /// The store on PostgreSQL, for several daemons sharing one database.
         .target(
@@ -85,7 +105,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            swiftSettings: testableInRelease
         ),
         .target(
             name: "AuthEmulatorHTTP",
@@ -105,7 +126,8 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 "CQREncode",
-            ]
+            ],
+            swiftSettings: testableInRelease
         ),
         /// Debian's libqrencode, for the inspector's QR codes of TOTP enrollment URIs.
         .systemLibrary(
@@ -134,24 +156,27 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
             ],
-            linkerSettings: releaseLinking
+            linkerSettings: releaseLinking()
         ),
         .executableTarget(
             name: "authemu-bench-baseline",
             dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
             path: "Sources/authemu-bench-baseline",
-            linkerSettings: releaseLinking
+            linkerSettings: releaseLinking()
         ),
         .executableTarget(
             name: "authemu-bench-floor",
             dependencies: [
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/authemu-bench-floor",
-            linkerSettings: releaseLinking
+            linkerSettings: releaseLinking()
         ),
-        .target(name: "AuthEmulatorTesting"),
+        .target(name: "AuthEmulatorTesting", swiftSettings: testableInRelease),
         .executableTarget(
             name: "authemu-mcp",
             dependencies: [
@@ -161,7 +186,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/authemu-mcp",
-            linkerSettings: releaseLinking
+            /// FoundationNetworking's archive needs its URLSession shim and Debian's libcurl.
+            linkerSettings: releaseLinking(["-l_CFURLSessionInterface", "-lcurl"])
         ),
         .testTarget(name: "AuthEmulatorTestingTests", dependencies: ["AuthEmulatorTesting"]),
         .testTarget(

@@ -3,6 +3,9 @@
 connections; one PostgreSQL daemon and two on one database (wrk on each at once). Throughput, and
 the daemons' own CPU time per request (the PostgreSQL server's is not counted), which issue 32's
 targets compare: the PostgreSQL daemon's at most 1.5x (sign-in) and 2x (sign-up) the SQLite one's.
+Also the floor server (authemu-bench-floor) on each store: the statements authemu sends and nothing
+else. authemu's CPU on PostgreSQL cannot go below its CPU on SQLite minus the SQLite floor's plus
+the PostgreSQL floor's, so that sum over SQLite's CPU is the lowest ratio this driver allows.
 Run through bench/postgres (which builds the release binary and starts a server)."""
 import argparse
 import os
@@ -13,7 +16,7 @@ import uuid
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from run import AUTHEMU, PROJECT, Server, prepare_users, wrk  # noqa: E402
+from run import AUTHEMU, PROJECT, RELEASE, Server, prepare_users, wrk  # noqa: E402
 
 FLOWS = [("signUp (email)", "signup.lua", 1), ("signInWithPassword", "signin.lua", 1),
          ("SMS MFA sign-in (4 requests)", "sms_mfa.lua", 4)]
@@ -21,6 +24,20 @@ FLOWS = [("signUp (email)", "signup.lua", 1), ("signInWithPassword", "signin.lua
 
 def daemon(store):
     return Server([AUTHEMU, "serve", "--port", "{port}", "--project", PROJECT, "--log-level", "error"] + store)
+
+
+def floor_cpu(store, seconds):
+    """The floor server's CPU µs per request for sign-up and sign-in at 1 and 4 connections."""
+    floor = Server([RELEASE / "authemu-bench-floor", "{port}", store], readyz=False)
+    cpu = {}
+    for name, script, _ in FLOWS[:2]:
+        for connections in (1, 4):
+            result = wrk(floor, script, connections, seconds, {"BENCH_EMAIL": "floor@bench.test"})
+            if result["non2xx"] + result["socket_errors"]:
+                raise RuntimeError(f"floor {name}: {result}")
+            cpu[(name, connections)] = result["cpu_us"]
+    floor.stop()
+    return cpu
 
 
 def environment(user):
@@ -62,6 +79,8 @@ def main():
         env = environment(prepare_users(sqlite.base))
         tables = {"SQLite": measure([sqlite], env, options.seconds)}
         sqlite.stop()
+        floors = {"SQLite": floor_cpu(f"{work}/floor.sqlite", options.seconds)}
+    floors["PostgreSQL"] = floor_cpu(url.split("?")[0], options.seconds)
     store = ["--store", f"{url}&schema=bench_{uuid.uuid4().hex[:8]}"]
     first = daemon(store)
     env = environment(prepare_users(first.base))
@@ -81,6 +100,19 @@ def main():
             two, _ = tables["PostgreSQL, 2 daemons"][(name, connections)]
             print(f"| {name} | {connections} | {lite:,.0f} | {one:,.0f} | {one / lite:.2f} | {two:,.0f} | "
                   f"{two / one:.2f} | {lite_cpu:,.0f} | {one_cpu:,.0f} | {one_cpu / max(1, lite_cpu):.2f} |")
+    print("\nThe floor server's CPU µs per request, and the lowest CPU ratio it leaves authemu "
+          "(its SQLite CPU - SQLite floor + PostgreSQL floor, over its SQLite CPU):\n")
+    print("| flow | conns | SQLite floor | PG floor | PG floor - SQLite floor | authemu SQLite | lowest ratio "
+          "| authemu PG ratio |")
+    print("|---|---|---|---|---|---|---|---|")
+    for name, _, _ in FLOWS[:2]:
+        for connections in (1, 4):
+            lite_floor, pg_floor = floors["SQLite"][(name, connections)], floors["PostgreSQL"][(name, connections)]
+            _, lite_cpu = tables["SQLite"][(name, connections)]
+            _, one_cpu = tables["PostgreSQL, 1 daemon"][(name, connections)]
+            lowest = (lite_cpu - lite_floor + pg_floor) / max(1, lite_cpu)
+            print(f"| {name} | {connections} | {lite_floor:,.0f} | {pg_floor:,.0f} | {pg_floor - lite_floor:,.0f} "
+                  f"| {lite_cpu:,.0f} | {lowest:.2f} | {one_cpu / max(1, lite_cpu):.2f} |")
 
 if __name__ == "__main__":
     main()

@@ -7,8 +7,8 @@ import Testing
     import FoundationNetworking
 #endif
 
-/// The helper library against the built daemon (`.build/debug/authemu`, started per test on a free
-/// port with an in-memory store).
+/// The helper library against the built daemon (`AUTHEMU_BIN`, as scripts/test sets it to the release
+/// build's, or `.build/debug/authemu`), started per test on a free port with an in-memory store.
 final class Daemon: @unchecked Sendable {
     let process = Process()
     let port: Int
@@ -17,7 +17,9 @@ final class Daemon: @unchecked Sendable {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
         port = Int.random(in: 20_000..<60_000)
-        process.executableURL = root.appendingPathComponent(".build/debug/authemu")
+        process.executableURL =
+            ProcessInfo.processInfo.environment["AUTHEMU_BIN"].map { URL(fileURLWithPath: $0) }
+            ?? root.appendingPathComponent(".build/debug/authemu")
         process.arguments = ["serve", "--ephemeral", "--port", String(port), "--project", "helper-project"]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice

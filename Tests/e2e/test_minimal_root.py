@@ -20,7 +20,8 @@ pytestmark = pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("unshare")
 
 
 def binaries():
-    return [BINARY] + ([str(RELEASE)] if RELEASE.exists() else [])
+    """The binary under test and the release build's, once each (scripts/test tests the release build)."""
+    return list(dict.fromkeys([BINARY] + ([str(RELEASE)] if RELEASE.exists() else [])))
 
 
 def in_partial_zoneinfo(tmp_path, command):

@@ -1,0 +1,122 @@
+import Foundation
+import Logging
+import NIOCore
+import PostgresNIO
+
+/// The statements authemu's PostgreSQL store sends for a request, sent the cheapest way postgres-nio
+/// offers and nothing around them: one pooled connection per request (the pool configured as
+/// authemu's), the statements awaited on that connection's event loop, no deadline, no record
+/// decoding. A sign-in reads the user by email outside a transaction, then stamps its session
+/// times (2 round trips); a sign-up takes the schema's write lock in a transaction, reads the
+/// email, inserts the user and commits (5 statements; `BEGIN` goes out with the lock).
+struct PostgresFloor: FloorStore {
+    let client: PostgresClient
+    let logger = Logger(label: "authemu-bench-floor")
+
+    init(url: String) async throws {
+        guard let parts = URLComponents(string: url), let host = parts.host, let user = parts.user else {
+            throw FloorError("not a postgres://USER:PASSWORD@HOST:PORT/DATABASE URL: \(url)")
+        }
+        let schema = "floor_\(floorLocalId())"
+        var configuration = PostgresClient.Configuration(
+            host: host, port: parts.port ?? 5432, username: user, password: parts.password,
+            database: String(parts.path.dropFirst()), tls: .disable)
+        configuration.options.maximumConnections = 17
+        configuration.options.keepAliveBehavior = nil
+        configuration.options.additionalStartupParameters = [("search_path", schema)]
+        client = PostgresClient(configuration: configuration)
+        let client = client
+        Task { await client.run() }
+        try await client.withConnection { connection in
+            for sql in [
+                "CREATE SCHEMA \(schema)",
+                """
+                CREATE TABLE users (
+                    project_id TEXT NOT NULL, tenant_id TEXT NOT NULL, local_id TEXT NOT NULL, email TEXT,
+                    phone_number TEXT, data BYTEA NOT NULL, last_login_at TEXT, last_refresh_at TEXT, display_name TEXT,
+                    PRIMARY KEY (project_id, tenant_id, local_id))
+                """,
+                "CREATE INDEX users_email ON users(project_id, tenant_id, email) WHERE email IS NOT NULL",
+                """
+                INSERT INTO users (project_id, tenant_id, local_id, email, data)
+                VALUES ('bench', '', 'signed-in', 'signed-in@bench.test', decode(repeat('78', 490), 'hex'))
+                """,
+            ] {
+                _ = try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
+            }
+        }
+    }
+
+    /// Runs `work` with a pooled connection, on that connection's event loop.
+    private func leased(_ work: @escaping @Sendable (PostgresConnection) async throws -> Void) async throws {
+        try await client.withConnection { connection in
+            try await withTaskExecutorPreference(LoopExecutor(loop: connection.eventLoop)) {
+                try await work(connection)
+            }
+        }
+    }
+
+    func signIn() async throws {
+        let logger = logger
+        try await leased { connection in
+            let rows = try await connection.query(
+                """
+                SELECT local_id, data, last_login_at, last_refresh_at FROM users
+                WHERE project_id = 'bench' AND tenant_id = '' AND email = \("signed-in@bench.test")
+                ORDER BY local_id
+                """, logger: logger
+            ).collect()
+            guard let row = rows.first else { throw FloorError("the signed-in user is gone") }
+            let localId = try row.decode((String, ByteBuffer, String?, String?).self).0
+            let now = String(Int(Date().timeIntervalSince1970 * 1000))
+            try await connection.query(
+                """
+                UPDATE users SET last_login_at = \(now), last_refresh_at = \("2026-11-24T18:14:19.479Z")
+                WHERE project_id = 'bench' AND tenant_id = '' AND local_id = \(localId)
+                """, logger: logger)
+        }
+    }
+
+    func signUp() async throws {
+        let logger = logger
+        try await leased { connection in
+            let localId = floorLocalId()
+            let email = "\(localId)@bench.test"
+            let begin: EventLoopFuture<PostgresQueryResult> = connection.query("BEGIN", logger: logger)
+            try await connection.query(
+                "SELECT pg_advisory_xact_lock(hashtext(current_schema() || ':write'))", logger: logger)
+            _ = try await begin.get()
+            let owners = try await connection.query(
+                "SELECT local_id FROM users WHERE project_id = 'bench' AND tenant_id = '' AND email = \(email)",
+                logger: logger
+            ).collect()
+            guard owners.isEmpty else { throw FloorError("\(email) is taken") }
+            try await connection.query(
+                """
+                INSERT INTO users (project_id, tenant_id, local_id, email, phone_number, data, last_login_at,
+                    last_refresh_at, display_name)
+                VALUES ('bench', '', \(localId), \(email), NULL, \(ByteBuffer(bytes: floorRecord)), \("1795544059477"),
+                    \("2026-11-24T18:14:19.479Z"), NULL)
+                """, logger: logger)
+            try await connection.query("COMMIT", logger: logger)
+        }
+    }
+}
+
+/// A task's jobs run on one event loop (as authemu's `EventLoopTaskExecutor`).
+final class LoopExecutor: TaskExecutor {
+    let loop: any EventLoop
+
+    init(loop: any EventLoop) { self.loop = loop }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        loop.execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+    }
+}
+
+struct FloorError: Error, CustomStringConvertible {
+    let description: String
+
+    init(_ description: String) { self.description = description }
+}
