@@ -112,14 +112,12 @@ public final class SQLiteStore: AuthStore {
     public func write<T: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) async throws -> T) async throws
         -> T
     {
-        let job = GroupCommit.Job { db in
-            try runToEnd(body, SQLiteTransaction(db: db, userCache: self.userCache, smsCache: self.smsCache))
-        }
+        let job = WriteJob(body, store: self)
         let outcome = await groupCommit.submit(job) { jobs in
             self.writer.writeWithoutTransaction { db in db.runBatch(jobs) }
         }
         switch outcome {
-        case .success(let value): return value as! T  // the job returns `body`'s T
+        case .success: return job.value!
         case .failure(let error): throw Self.unavailable(error)
         }
     }
@@ -153,6 +151,22 @@ public final class SQLiteStore: AuthStore {
         default:
             return error
         }
+    }
+}
+
+/// A write's body and, once its batch has run it, the body's value.
+final class WriteJob<T>: GroupCommit.Job, @unchecked Sendable {
+    let body: @Sendable (any StoreTransaction) async throws -> T
+    let store: SQLiteStore
+    var value: T?
+
+    init(_ body: @escaping @Sendable (any StoreTransaction) async throws -> T, store: SQLiteStore) {
+        self.body = body
+        self.store = store
+    }
+
+    override func run(_ db: Database) throws {
+        value = try runToEnd(body, SQLiteTransaction(db: db, userCache: store.userCache, smsCache: store.smsCache))
     }
 }
 
