@@ -31,7 +31,7 @@ extension PostgresTransaction {
     func updateSms(_ message: SmsMessage) async throws {
         try await session.execute(
             "UPDATE sms_messages SET status = $1, data = $2 WHERE id = $3",
-            [.text(message.status.rawValue), .bytes(Data(message.storedValue.serialized())), .int(message.id)])
+            [.text(message.status.rawValue), .bytes(message.storedData), .int(message.id)])
         changed(.sms)
     }
 

@@ -156,7 +156,7 @@ final class PostgresTransaction: StoreTransaction {
     /// work); the links it has now are inserted after.
     func save(_ scope: Scope, _ user: UserRecord) async throws {
         savedAccounts += 1
-        let data = Data(user.storedValue.serialized())
+        let data = user.storedData
         try await session.execute(
             """
             WITH cleared AS (

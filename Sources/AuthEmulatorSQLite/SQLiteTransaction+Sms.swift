@@ -41,7 +41,7 @@ extension SQLiteTransaction {
     }
 
     func updateSms(_ message: SmsMessage) throws {
-        let data = Data(message.storedValue.serialized())
+        let data = message.storedData
         try execute(
             sql: "UPDATE sms_messages SET status = ?, data = ? WHERE id = ?",
             arguments: [message.status.rawValue, data, message.id])

@@ -135,7 +135,7 @@ struct SQLiteTransaction: StoreTransaction {
 
     func save(_ scope: Scope, _ user: UserRecord) throws {
         let tenant = tenantKey(scope)
-        let data = Data(user.storedValue.serialized())
+        let data = user.storedData
         // Cached statements: these run on every sign-up, so compile them once per connection.
         try db.cachedStatement(
             sql: """

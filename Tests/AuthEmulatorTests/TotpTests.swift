@@ -23,6 +23,11 @@ struct TotpTests {
         #expect(Base32.decode("MZXW6YTBOI======") == Array("foobar".utf8))
         #expect(Base32.decode("mzxw6ytboi") == Array("foobar".utf8))
         #expect(Base32.decode("MZ1") == nil)
+        #expect(Base32.decode("MzXw 6YtB oI==") == Array("foobar".utf8))  // case, spaces, padding
+        for bad in ["MZ0", "MZ8", "MZ@", "MZ[", "MZ`", "MZ{", "MZXW6YTBOı", "MZé"] {
+            #expect(Base32.decode(bad) == nil)
+        }
+        #expect(Base32.decode("") == [])
         let bytes = (0..<20).map { UInt8($0 * 13 % 256) }
         #expect(Base32.encode(bytes).count == 32)
         #expect(Base32.decode(Base32.encode(bytes)) == bytes)

@@ -51,8 +51,11 @@ struct WireFormatTests {
             let credential = MfaPendingCredential(
                 localId: "u1", signInProvider: "password", projectId: "p", tenantId: tenant, expiresAt: 1_800_000_000)
             let text = credential.encoded()
-            let json = try JSONValue.parse(try #require(Data(base64Encoded: text)))
+            let bytes = try #require(Data(base64Encoded: text))
+            let json = try JSONValue.parse(bytes)
             #expect(json == (try JSONValue.from(credential)))
+            // Keys in sorted order, as the canonical serialization writes them.
+            #expect(Array(bytes) == json.serialized())
             #expect(
                 try JSONDecoder().decode(MfaPendingCredential.self, from: Data(base64Encoded: text)!).localId == "u1")
             for form in [text, try JSONEncoder().encode(credential).base64EncodedString()] {
@@ -66,6 +69,20 @@ struct WireFormatTests {
                 .utf8)
         #expect(MfaPendingCredential.decode(forged.base64EncodedString()) == nil)
         #expect(MfaPendingCredential.decode("not base64 at all") == nil)
+    }
+
+    @Test("base64url made standard and padded; an ID token's tenant claim read, again from memory")
+    func base64AndTenantPeek() throws {
+        #expect(Base64.padded("") == "")
+        #expect(Base64.padded("-_ab") == "+/ab")
+        #expect(Base64.padded("YQ") == "YQ==")
+        #expect(Base64.padded("YWI") == "YWI=")
+        #expect(Data(base64Encoded: Base64.padded("_-8")) == Data([0xFF, 0xEF]))
+        let tenantPayload = Base64.url(Data(#"{"firebase":{"tenant":"t-9"}}"#.utf8))
+        for _ in 0..<2 { #expect(try TokenService.peekTenant("h.\(tenantPayload).s") == "t-9") }
+        let plainPayload = Base64.url(Data(#"{"sub":"u","firebase":{}}"#.utf8))
+        for _ in 0..<2 { #expect(try TokenService.peekTenant("h.\(plainPayload).s") == nil) }
+        #expect(try TokenService.peekTenant("no dots") == nil)
     }
 
     @Test("phone numbers: + and 7 to 15 ASCII digits, nothing else")
@@ -142,8 +159,12 @@ struct WireFormatTests {
             user, user.providerUserInfo![0], factor, user.passkeyInfo![0], user.importedPasswordHash!,
         ])
         #expect(user.storedValue == (try JSONValue.from(user)))
-        #expect(try JSONDecoder().decode(UserRecord.self, from: Data(user.storedValue.serialized())) == user)
+        #expect(try JSONDecoder().decode(UserRecord.self, from: user.storedData) == user)
         #expect(UserRecord(localId: "bare").storedValue == .object(["localId": "bare"]))
+        // The stored text is `storedValue`'s, keys sorted, with every field set or none.
+        for record in [user, UserRecord(localId: "bare")] {
+            #expect(Array(record.storedData) == record.storedValue.serialized())
+        }
     }
 
     @Test("stored SMS: exactly JSONEncoder's form, every field set or none; both forms read back equal")
@@ -158,11 +179,13 @@ struct WireFormatTests {
         var bare = full
         (bare.tenantId, bare.usedFor, bare.localId, bare.mfaEnrollmentId, bare.clientIP) = (nil, nil, nil, nil, nil)
         for message in [full, bare] {
-            #expect(message.storedValue == (try JSONValue.from(message)))
-            // Rows written by JSONEncoder (before) and by storedValue (now) both read back.
+            let stored = try JSONValue.parse(message.storedData)
+            #expect(stored == (try JSONValue.from(message)))
+            #expect(Array(message.storedData) == stored.serialized())  // keys sorted, as `serialized()`
+            // Rows written by JSONEncoder (before) and by storedData (now) both read back.
             #expect(try SmsMessage(stored: JSONValue.parse(JSONEncoder().encode(message))) == message)
-            #expect(try SmsMessage(stored: JSONValue.parse(Data(message.storedValue.serialized()))) == message)
-            #expect(try JSONDecoder().decode(SmsMessage.self, from: Data(message.storedValue.serialized())) == message)
+            #expect(try SmsMessage(stored: stored) == message)
+            #expect(try JSONDecoder().decode(SmsMessage.self, from: message.storedData) == message)
         }
         #expect(throws: AuthError.self) { try SmsMessage(stored: .object(["id": 1])) }
     }
@@ -187,6 +210,14 @@ struct WireFormatTests {
         #expect(try RefreshToken.decode(urlSafe) == token)
         let plain = RefreshToken(localId: "u2", provider: "anonymous", scope: Scope(projectId: "p"), issuedAt: 5)
         #expect(try RefreshToken.decode(plain.encoded()) == plain)
+        var full = token
+        full.authTime = 1_699_999_000
+        for variant in [token, plain, full] {
+            let bytes = try #require(Data(base64Encoded: variant.encoded()))
+            let json = try JSONValue.parse(bytes)
+            #expect(json == (try JSONValue.from(variant)))
+            #expect(Array(bytes) == json.serialized())  // keys sorted, as the canonical serialization
+        }
         let json = String(decoding: Data(base64Encoded: encoded)!, as: UTF8.self)
         #expect(json.hasPrefix(#"{"_AuthEmulatorRefreshToken":"DO NOT MODIFY","extraClaims":{"role":"admin"}"#))
         for bad in [

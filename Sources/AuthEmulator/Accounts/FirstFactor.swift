@@ -19,13 +19,14 @@ public struct MfaPendingCredential: Codable, Sendable {
     /// encodes one and decodes it twice (start, finalize), and `JSONEncoder`/`JSONDecoder` cost
     /// ~80,000 instructions each time.
     public func encoded() -> String {
-        var object: [String: JSONValue] = [
-            CodingKeys.marker.rawValue: .string(marker), "localId": .string(localId),
-            "signInProvider": .string(signInProvider), "projectId": .string(projectId),
-            "expiresAt": .number(Double(expiresAt)),
-        ]
-        object.setIfPresent("tenantId", tenantId.map(JSONValue.string))
-        return Data(JSONValue.object(object).serialized()).base64EncodedString()
+        var object = SortedJSONObject()
+        object.member(CodingKeys.marker.rawValue, .string(marker))
+        object.member("expiresAt", .number(Double(expiresAt)))
+        object.member("localId", .string(localId))
+        object.member("projectId", .string(projectId))
+        object.member("signInProvider", .string(signInProvider))
+        object.member("tenantId", tenantId.map(JSONValue.string))
+        return object.base64()
     }
 
     /// Reads a credential made by `encoded()` (or by `JSONEncoder`); anything else is nil.

@@ -69,33 +69,52 @@ extension UserRecord {
     /// values `JSONEncoder` writes, which `JSONDecoder` reads back), built field by field:
     /// `JSONEncoder` took a tenth of a sign-up. A test checks it against `JSONEncoder` with every
     /// field set, so a new field cannot be forgotten here.
-    public var storedValue: JSONValue {
-        var object: [String: JSONValue] = ["localId": .string(localId)]
-        object.reserveCapacity(24)
-        object.setIfPresent("email", email.map(JSONValue.string))
-        object.setIfPresent("emailVerified", emailVerified.map(JSONValue.bool))
-        object.setIfPresent("displayName", displayName.map(JSONValue.string))
-        object.setIfPresent("photoUrl", photoUrl.map(JSONValue.string))
-        object.setIfPresent("screenName", screenName.map(JSONValue.string))
-        object.setIfPresent("phoneNumber", phoneNumber.map(JSONValue.string))
-        object.setIfPresent("passwordHash", passwordHash.map(JSONValue.string))
-        object.setIfPresent("salt", salt.map(JSONValue.string))
-        object.setIfPresent("passwordUpdatedAt", passwordUpdatedAt.map(JSONValue.number))
-        object.setIfPresent("providerUserInfo", providerUserInfo.map { .array($0.map(\.jsonValue)) })
-        object.setIfPresent("mfaInfo", mfaInfo.map { .array($0.map(\.storedValue)) })
-        object.setIfPresent("customAttributes", customAttributes.map(JSONValue.string))
-        object.setIfPresent("disabled", disabled.map(JSONValue.bool))
-        object.setIfPresent("createdAt", createdAt.map(JSONValue.string))
-        object.setIfPresent("lastLoginAt", lastLoginAt.map(JSONValue.string))
-        object.setIfPresent("lastRefreshAt", lastRefreshAt.map(JSONValue.string))
-        object.setIfPresent("validSince", validSince.map(JSONValue.string))
-        object.setIfPresent("tenantId", tenantId.map(JSONValue.string))
-        object.setIfPresent("customAuth", customAuth.map(JSONValue.bool))
-        object.setIfPresent("initialEmail", initialEmail.map(JSONValue.string))
-        object.setIfPresent("emailLinkSignin", emailLinkSignin.map(JSONValue.bool))
-        object.setIfPresent("passkeyInfo", passkeyInfo.map { .array($0.map(\.jsonValue)) })
-        object.setIfPresent("importedPasswordHash", importedPasswordHash.map(\.storedValue))
-        return .object(object)
+    public var storedValue: JSONValue { .object(Dictionary(uniqueKeysWithValues: storedMembers)) }
+
+    /// `storedValue`'s text, as `serialized()` writes it, written straight from the sorted members
+    /// (a dictionary built and then sorted cost each save of a user ~10,000 instructions).
+    public var storedData: Data {
+        var object = SortedJSONObject(capacity: 1024)
+        for (key, value) in storedMembers { object.member(key, value) }
+        return object.data()
+    }
+
+    /// The stored form's members, absent optionals left out, in sorted key order.
+    private var storedMembers: [(String, JSONValue)] {
+        var members: [(String, JSONValue)] = []
+        members.reserveCapacity(24)
+        members.appendIfPresent("createdAt", createdAt.map(JSONValue.string))
+        members.appendIfPresent("customAttributes", customAttributes.map(JSONValue.string))
+        members.appendIfPresent("customAuth", customAuth.map(JSONValue.bool))
+        members.appendIfPresent("disabled", disabled.map(JSONValue.bool))
+        members.appendIfPresent("displayName", displayName.map(JSONValue.string))
+        members.appendIfPresent("email", email.map(JSONValue.string))
+        members.appendIfPresent("emailLinkSignin", emailLinkSignin.map(JSONValue.bool))
+        members.appendIfPresent("emailVerified", emailVerified.map(JSONValue.bool))
+        members.appendIfPresent("importedPasswordHash", importedPasswordHash.map(\.storedValue))
+        members.appendIfPresent("initialEmail", initialEmail.map(JSONValue.string))
+        members.appendIfPresent("lastLoginAt", lastLoginAt.map(JSONValue.string))
+        members.appendIfPresent("lastRefreshAt", lastRefreshAt.map(JSONValue.string))
+        members.append(("localId", .string(localId)))
+        members.appendIfPresent("mfaInfo", mfaInfo.map { .array($0.map(\.storedValue)) })
+        members.appendIfPresent("passkeyInfo", passkeyInfo.map { .array($0.map(\.jsonValue)) })
+        members.appendIfPresent("passwordHash", passwordHash.map(JSONValue.string))
+        members.appendIfPresent("passwordUpdatedAt", passwordUpdatedAt.map(JSONValue.number))
+        members.appendIfPresent("phoneNumber", phoneNumber.map(JSONValue.string))
+        members.appendIfPresent("photoUrl", photoUrl.map(JSONValue.string))
+        members.appendIfPresent("providerUserInfo", providerUserInfo.map { .array($0.map(\.jsonValue)) })
+        members.appendIfPresent("salt", salt.map(JSONValue.string))
+        members.appendIfPresent("screenName", screenName.map(JSONValue.string))
+        members.appendIfPresent("tenantId", tenantId.map(JSONValue.string))
+        members.appendIfPresent("validSince", validSince.map(JSONValue.string))
+        return members
+    }
+}
+
+extension [(String, JSONValue)] {
+    /// Appends `key: value` when there is a value.
+    fileprivate mutating func appendIfPresent(_ key: String, _ value: JSONValue?) {
+        if let value { append((key, value)) }
     }
 }
 

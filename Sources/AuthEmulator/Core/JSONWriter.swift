@@ -106,3 +106,36 @@ extension JSONValue {
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
 }
+
+/// A JSON object written member by member, its keys given in sorted order: the text
+/// `JSONValue.object(…).serialized()` gives for the same members, without building, hashing and
+/// sorting a dictionary first (a refresh token's cost ~7,000 instructions a sign-in that way).
+struct SortedJSONObject {
+    private(set) var bytes: [UInt8] = []
+    private var isEmpty = true
+
+    init(capacity: Int = 256) {
+        bytes.reserveCapacity(capacity)
+        bytes.append(UInt8(ascii: "{"))
+    }
+
+    /// Appends `key: value`; a nil value is left out. `key` sorts after the previous member's (the
+    /// tests of each caller compare its text with `serialized()`'s).
+    mutating func member(_ key: String, _ value: JSONValue?) {
+        guard let value else { return }
+        if !isEmpty { bytes.append(UInt8(ascii: ",")) }
+        isEmpty = false
+        JSONValue.writeString(key, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        value.write(to: &bytes)
+    }
+
+    /// The object's text.
+    mutating func data() -> Data {
+        bytes.append(UInt8(ascii: "}"))
+        return Data(bytes)
+    }
+
+    /// The object's text, base64 (standard alphabet, padded), as the emulator's opaque tokens are.
+    mutating func base64() -> String { data().base64EncodedString() }
+}

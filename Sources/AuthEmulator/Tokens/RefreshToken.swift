@@ -36,19 +36,21 @@ public struct RefreshToken: Codable, Sendable, Equatable {
 
     /// The same text `JSONEncoder` with sorted keys gives, built directly (it is on every sign-in).
     public func encoded() -> String {
-        var object: [String: JSONValue] = [
-            CodingKeys.marker.rawValue: .string(marker), "localId": .string(localId), "provider": .string(provider),
-            "extraClaims": .object(extraClaims), "projectId": .string(projectId),
-        ]
-        if let secondFactor {
-            object["secondFactor"] = .object([
-                "identifier": .string(secondFactor.identifier), "provider": .string(secondFactor.provider),
-            ])
-        }
-        if let tenantId { object["tenantId"] = .string(tenantId) }
-        if let issuedAt { object["issuedAt"] = .number(Double(issuedAt)) }
-        if let authTime { object["authTime"] = .number(Double(authTime)) }
-        return Data(JSONValue.object(object).serialized()).base64EncodedString()
+        var object = SortedJSONObject()
+        object.member(CodingKeys.marker.rawValue, .string(marker))
+        object.member("authTime", authTime.map { .number(Double($0)) })
+        object.member("extraClaims", .object(extraClaims))
+        object.member("issuedAt", issuedAt.map { .number(Double($0)) })
+        object.member("localId", .string(localId))
+        object.member("projectId", .string(projectId))
+        object.member("provider", .string(provider))
+        object.member(
+            "secondFactor",
+            secondFactor.map {
+                .object(["identifier": .string($0.identifier), "provider": .string($0.provider)])
+            })
+        object.member("tenantId", tenantId.map(JSONValue.string))
+        return object.base64()
     }
 
     /// Reads a token made by `encoded()`; anything else is `INVALID_REFRESH_TOKEN`. Decoded
@@ -103,17 +105,20 @@ public enum Base64 {
     /// Standard padded base64 from base64 or base64url with or without padding.
     public static func padded(_ string: String) -> String {
         var string = string
-        var bytes = string.withUTF8 { utf8 in
-            utf8.map { byte in
-                switch byte {
-                case UInt8(ascii: "-"): UInt8(ascii: "+")
-                case UInt8(ascii: "_"): UInt8(ascii: "/")
-                default: byte
+        return string.withUTF8 { utf8 in
+            let padding = (4 - utf8.count % 4) % 4
+            return String(unsafeUninitializedCapacity: utf8.count + padding) { output in
+                // One pass over the bytes (`map` with a closure cost ~15 instructions a byte).
+                for index in utf8.indices {
+                    let byte = utf8[index]
+                    output[index] =
+                        byte == UInt8(ascii: "-")
+                        ? UInt8(ascii: "+") : byte == UInt8(ascii: "_") ? UInt8(ascii: "/") : byte
                 }
+                for index in utf8.count..<(utf8.count + padding) { output[index] = UInt8(ascii: "=") }
+                return utf8.count + padding
             }
         }
-        while bytes.count % 4 != 0 { bytes.append(UInt8(ascii: "=")) }
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Bytes of base64 or base64url, padded or not (what the Admin SDKs upload).
