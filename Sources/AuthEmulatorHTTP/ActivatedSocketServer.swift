@@ -13,15 +13,17 @@ public struct ActivatedSocketServer: Service {
     let descriptor: Int32
     let responder: ExactPathRouter<AuthRequestContext>.Responder
     let logger: Logger
+    let connectionExecutor: ConnectionExecutor?
     let onServerRunning: @Sendable (any Channel) async -> Void
 
     public init(
         descriptor: Int32, emulator: Emulator, config: AppConfig, logger: Logger,
-        onServerRunning: @escaping @Sendable (any Channel) async -> Void
+        connectionExecutor: ConnectionExecutor? = nil, onServerRunning: @escaping @Sendable (any Channel) async -> Void
     ) {
         self.descriptor = descriptor
         self.responder = buildRouter(emulator: emulator, config: config).buildResponder()
         self.logger = logger
+        self.connectionExecutor = connectionExecutor
         self.onServerRunning = onServerRunning
     }
 
@@ -29,7 +31,7 @@ public struct ActivatedSocketServer: Service {
         let responder = self.responder
 
         let logger = self.logger
-        let childChannel = HTTP1ClosingChannel { request, responseWriter, channel in
+        let childChannel = HTTP1ClosingChannel(executor: connectionExecutor) { request, responseWriter, channel in
             let context = AuthRequestContext(source: .init(channel: channel, logger: logger))
             var response: Response
             do {

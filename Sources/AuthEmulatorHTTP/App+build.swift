@@ -83,11 +83,12 @@ public func makeEmulator(
 /// The one function that builds the daemon, for `serve` and for tests.
 public func buildApplication(
     config: AppConfig, emulator: Emulator, logger: Logger = Logger(label: "authemu"),
+    connectionExecutor: ConnectionExecutor? = nil,
     onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
 ) -> some ApplicationProtocol {
     let router = buildRouter(emulator: emulator, config: config)
     return Application(
-        router: router, server: .http1ClosingHTTP10,
+        router: router, server: .http1ClosingHTTP10(executor: connectionExecutor),
         configuration: .init(address: .hostname(config.host, port: config.port), serverName: "authemu"),
         onServerRunning: onServerRunning,
         logger: logger)

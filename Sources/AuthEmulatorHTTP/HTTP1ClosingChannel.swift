@@ -5,14 +5,24 @@ import NIOHTTP1
 import NIOHTTPTypes
 import NIOHTTPTypesHTTP1
 
+/// The executor a connection's handlers run on, made for the connection's event loop; without one
+/// they run on Swift's global executor. The PostgreSQL store gives one: its statements run on NIO
+/// event loops, and a handler already on its connection's loop saves two or three thread wake-ups
+/// a request (`bench/README.md`, "Session 20").
+public typealias ConnectionExecutor = @Sendable (any EventLoop) -> any TaskExecutor
+
 /// Hummingbird's HTTP/1 channel, plus one handler: an HTTP/1.0 request without keep-alive gets
 /// `Connection: close`, so the connection closes after the response (ApacheBench and some
 /// health checkers wait for that; a bare Hummingbird server leaves it open).
 struct HTTP1ClosingChannel: ServerChildChannel, HTTPChannelHandler {
-    init(responder: @escaping HTTPChannelHandler.Responder) { self.responder = responder }
+    init(executor: ConnectionExecutor? = nil, responder: @escaping HTTPChannelHandler.Responder) {
+        self.executor = executor
+        self.responder = responder
+    }
 
     typealias Value = NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>
 
+    let executor: ConnectionExecutor?
     let responder: HTTPChannelHandler.Responder
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
@@ -28,7 +38,10 @@ struct HTTP1ClosingChannel: ServerChildChannel, HTTPChannelHandler {
     }
 
     func handle(value asyncChannel: Value, logger: Logger) async {
-        await handleHTTP(asyncChannel: asyncChannel, logger: logger)
+        guard let executor else { return await handleHTTP(asyncChannel: asyncChannel, logger: logger) }
+        await withTaskExecutorPreference(executor(asyncChannel.channel.eventLoop)) {
+            await handleHTTP(asyncChannel: asyncChannel, logger: logger)
+        }
     }
 }
 
@@ -50,8 +63,8 @@ final class HTTP10ConnectionCloseHandler: ChannelInboundHandler, RemovableChanne
 }
 
 extension HTTPServerBuilder {
-    /// HTTP/1.1 with HTTP/1.0 `Connection: close` semantics.
-    static var http1ClosingHTTP10: HTTPServerBuilder {
-        .init { responder in HTTP1ClosingChannel(responder: responder) }
+    /// HTTP/1.1 with HTTP/1.0 `Connection: close` semantics, handlers on `executor` if given.
+    static func http1ClosingHTTP10(executor: ConnectionExecutor?) -> HTTPServerBuilder {
+        .init { responder in HTTP1ClosingChannel(executor: executor, responder: responder) }
     }
 }

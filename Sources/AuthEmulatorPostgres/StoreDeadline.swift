@@ -29,7 +29,9 @@ final class StoreDeadline: @unchecked Sendable {
         defer { timer.cancel() }
         do {
             return try await withThrowingTaskGroup(of: T.self) { group in
-                group.addTask { try await deadline.running { try await work(deadline) } }
+                // Started on this thread (no hop to another before the lease): it runs until it
+                // first waits, for a connection or for the event loop.
+                group.addImmediateTask { try await deadline.running { try await work(deadline) } }
                 return try await group.next()!
             }
         } catch {

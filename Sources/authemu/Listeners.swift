@@ -29,7 +29,7 @@ enum Listeners {
     /// logs a warning and the daemon goes on with the others.
     static func services(
         config: AppConfig, emulator: Emulator, logger: Logger, activated: [Int32],
-        onPrimaryRunning: @escaping @Sendable (any Channel) async -> Void
+        connectionExecutor: ConnectionExecutor? = nil, onPrimaryRunning: @escaping @Sendable (any Channel) async -> Void
     ) -> [ServiceGroupConfiguration.ServiceConfiguration] {
         let onSecondaryRunning: @Sendable (any Channel) async -> Void = { channel in
             let address = channel.localAddress.map { "\($0.ipAddress ?? "?"):\($0.port ?? 0)" } ?? "?"
@@ -41,6 +41,7 @@ enum Listeners {
                 servers.append(
                     ActivatedSocketServer(
                         descriptor: descriptor, emulator: emulator, config: config, logger: logger,
+                        connectionExecutor: connectionExecutor,
                         onServerRunning: index == 0 ? onPrimaryRunning : onSecondaryRunning))
             }
         } else {
@@ -52,7 +53,7 @@ enum Listeners {
                 listener.port = port
                 servers.append(
                     buildApplication(
-                        config: listener, emulator: emulator, logger: logger,
+                        config: listener, emulator: emulator, logger: logger, connectionExecutor: connectionExecutor,
                         onServerRunning: index == 0 ? onPrimaryRunning : onSecondaryRunning))
             }
         }

@@ -50,7 +50,8 @@ struct Serve: AsyncParsableCommand {
             }
         }
         var services = Listeners.services(
-            config: appConfig, emulator: emulator, logger: logger, activated: activated, onPrimaryRunning: onRunning)
+            config: appConfig, emulator: emulator, logger: logger, activated: activated,
+            connectionExecutor: opened.connectionExecutor, onPrimaryRunning: onRunning)
         let helper = { (service: any Service) in
             ServiceGroupConfiguration.ServiceConfiguration(
                 service: service, successTerminationBehavior: .ignore, failureTerminationBehavior: .ignore)

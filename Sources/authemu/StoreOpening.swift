@@ -12,6 +12,8 @@ struct OpenedStore {
     let store: any AuthStore
     /// Where the state lives, for logs: a PostgreSQL password is masked.
     let location: String
+    /// Where HTTP handlers run (`ConnectionExecutor`): on PostgreSQL, their connection's event loop.
+    var connectionExecutor: ConnectionExecutor? = nil
     let close: @Sendable () async -> Void
 
     static func open(_ config: AppConfig, logger: Logger) async throws -> OpenedStore {
@@ -22,7 +24,10 @@ struct OpenedStore {
         if let text = config.storeURL {
             let url = try PostgresStoreURL(text)
             let store = try await PostgresStore(url: url, logger: logger)
-            return OpenedStore(store: store, location: "\(url.masked) (schema \(url.schema))") { await store.close() }
+            return OpenedStore(
+                store: store, location: "\(url.masked) (schema \(url.schema))",
+                connectionExecutor: { EventLoopTaskExecutor($0) }
+            ) { await store.close() }
         }
         let store = try SQLiteStore(path: config.dataPath)
         return OpenedStore(store: store, location: config.dataPath) { try? store.close() }
