@@ -8,7 +8,10 @@ else. authemu's CPU on PostgreSQL cannot go below its CPU on SQLite minus the SQ
 the PostgreSQL floor's, so that sum over SQLite's CPU is the lowest ratio this driver allows.
 Run through bench/postgres (which builds the release binary and starts a server)."""
 import argparse
+import glob
 import os
+import statistics
+import subprocess
 import sys
 import tempfile
 import threading
@@ -69,27 +72,77 @@ def measure(servers, env, seconds):
     return table
 
 
-def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--seconds", type=int, default=5)
-    options = parser.parse_args()
-    url = os.environ["BENCH_POSTGRES_URL"]
+def one_round(url, seconds):
+    """Every table and floor once: SQLite, both floors, one PostgreSQL daemon, two."""
     with tempfile.TemporaryDirectory() as work:
         sqlite = daemon(["--data", f"{work}/bench.sqlite"])
         env = environment(prepare_users(sqlite.base))
-        tables = {"SQLite": measure([sqlite], env, options.seconds)}
+        tables = {"SQLite": measure([sqlite], env, seconds)}
         sqlite.stop()
-        floors = {"SQLite": floor_cpu(f"{work}/floor.sqlite", options.seconds)}
-    floors["PostgreSQL"] = floor_cpu(url.split("?")[0], options.seconds)
+        floors = {"SQLite": floor_cpu(f"{work}/floor.sqlite", seconds)}
+    floors["PostgreSQL"] = floor_cpu(url.split("?")[0], seconds)
     store = ["--store", f"{url}&schema=bench_{uuid.uuid4().hex[:8]}"]
     first = daemon(store)
     env = environment(prepare_users(first.base))
-    tables["PostgreSQL, 1 daemon"] = measure([first], env, options.seconds)
+    tables["PostgreSQL, 1 daemon"] = measure([first], env, seconds)
     second = daemon(store)
-    tables["PostgreSQL, 2 daemons"] = measure([first, second], env, options.seconds)
+    tables["PostgreSQL, 2 daemons"] = measure([first, second], env, seconds)
     first.stop()
     second.stop()
-    print(f"\nPostgreSQL store — {os.cpu_count()} cores, wrk {options.seconds} s per cell, release build\n")
+    drop_schemas(url)
+    return tables, floors
+
+
+def drop_schemas(url):
+    """Drops the round's schemas (authemu's and the floors'), so each round starts on an empty server
+    and no earlier round's tables are vacuumed during its cells."""
+    psql = sorted(glob.glob("/usr/lib/postgresql/*/bin/psql"))[-1]
+    subprocess.run([psql, url.split("?")[0], "-qc", """
+        DO $$ DECLARE s text; BEGIN
+          FOR s IN SELECT nspname FROM pg_namespace WHERE nspname LIKE 'bench\\_%' OR nspname LIKE 'floor\\_%' LOOP
+            EXECUTE format('DROP SCHEMA %I CASCADE', s);
+          END LOOP;
+        END $$"""], check=True, capture_output=True)
+
+
+def median_of(rounds):
+    """Each cell's median over the rounds (each member of a (req/s, CPU) pair on its own): on a
+    shared machine one run's cells move by a quarter."""
+    def cell(values):
+        if isinstance(values[0], tuple):
+            return tuple(statistics.median(v[i] for v in values) for i in range(len(values[0])))
+        return statistics.median(values)
+    first = rounds[0]
+    return {table: {key: cell([r[table][key] for r in rounds]) for key in first[table]} for table in first}
+
+
+def print_rounds(results):
+    """Each round's CPU µs per request: authemu on SQLite and on PostgreSQL, and both floors."""
+    print("\nCPU µs per request in each round (SQLite / PostgreSQL, then the floors'):\n")
+    print("| round | flow | conns | authemu SQLite / PG | floor SQLite / PG |")
+    print("|---|---|---|---|---|")
+    for index, (tables, floors) in enumerate(results, start=1):
+        for name, _, _ in FLOWS[:2]:
+            for connections in (1, 4):
+                key = (name, connections)
+                print(f"| {index} | {name} | {connections} | {tables['SQLite'][key][1]:,.0f} / "
+                      f"{tables['PostgreSQL, 1 daemon'][key][1]:,.0f} | {floors['SQLite'][key]:,.0f} / "
+                      f"{floors['PostgreSQL'][key]:,.0f} |")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--seconds", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=1, help="run everything this many times; medians")
+    options = parser.parse_args()
+    url = os.environ["BENCH_POSTGRES_URL"]
+    results = [one_round(url, options.seconds) for _ in range(options.rounds)]
+    if options.rounds > 1:
+        print_rounds(results)
+    tables = median_of([tables for tables, _ in results])
+    floors = median_of([floors for _, floors in results])
+    rounds = f", median of {options.rounds} rounds" if options.rounds > 1 else ""
+    print(f"\nPostgreSQL store — {os.cpu_count()} cores, wrk {options.seconds} s per cell{rounds}, release build\n")
     print("| flow | conns/daemon | SQLite req/s | PG 1 daemon | ratio | PG 2 daemons | ratio to 1 "
           "| SQLite CPU µs/req | PG 1 daemon CPU µs/req | CPU ratio |")
     print("|---|---|---|---|---|---|---|---|---|---|")
