@@ -38,6 +38,8 @@ struct InspectorRouteTests {
             let search = Self.html(try await client.call(.get, "\(Self.users)?q=ADA", key: false))
             #expect(search.components(separatedBy: #"data-testid="user-row""#).count == 2)
             #expect(search.contains(#"data-uid="\#(created.string("localId"))""#))
+            let miss = Self.html(try await client.call(.get, "\(Self.users)?q=zz", key: false))
+            #expect(miss.contains("No users whose uid, email, phone or display name starts with “zz”."))
             let uid = Self.html(
                 try await client.call(.get, "\(Self.users)?q=\(created.string("localId").prefix(6))", key: false))
             #expect(uid.contains(#"data-uid="\#(created.string("localId"))""#))

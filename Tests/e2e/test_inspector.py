@@ -188,6 +188,13 @@ def test_the_header_says_when_the_clock_is_frozen_or_moved(api, daemon, browser)
     browser.set_window_size(390, 844)
     browser.get(f"{daemon.base}{UI}/users")
     shot(browser, "clock-frozen-narrow")
+    # The empty-state message spans the narrow card, not its label column.
+    empty = browser.find_element(By.CSS_SELECTOR, "table.cards td[colspan]")
+    assert empty.text == "No users."  # nothing was searched
+    indent = browser.execute_script(
+        "const range = document.createRange(); range.selectNodeContents(arguments[0]);"
+        "return range.getBoundingClientRect().left - arguments[0].getBoundingClientRect().left;", empty)
+    assert indent < 16, indent
     ok(requests.post(f"{daemon.base}/emulator/v1/clock:resume", json={}))
     browser.get(f"{daemon.base}/emulator/ui/")
     assert browser.find_element(By.CSS_SELECTOR, '[data-testid="clock"]').text.startswith("Clock moved to ")

@@ -59,6 +59,7 @@ enum InspectorAssets {
           table.cards tr { display: block; padding: .4rem 0; border-bottom: 1px solid var(--line); }
           table.cards td { display: grid; grid-template-columns: 7rem 1fr; gap: .5rem; border: 0; padding: .1rem .3rem; }
           table.cards td::before { content: attr(data-label); color: var(--muted); }
+          table.cards td[colspan] { display: block; }
           table.cards td:empty { display: none; } th, td { padding: .3rem; } dl.grid { grid-template-columns: 1fr; }
           dl.grid dd { margin-bottom: .3rem; } }
         """#

@@ -11,7 +11,8 @@ extension InspectorPages {
         let after = request.uri.queryParameters.get("after")
         let page = try await emulator.inspectorUsers(scope, query: query, after: after)
         var values = Self.base(scope, title: "Users · \(InspectorViews.scopeLabel(scope))")
-        values["query"] = query
+        // Absent, not "", when nothing was searched: a section on "" would still render.
+        values["query"] = query.isEmpty ? nil : query
         values["users"] = page.users.map { InspectorViews.userRow($0, scope: scope) }
         values["next"] = page.nextAfter.map {
             "\(InspectorViews.scopePath(scope))/users?\(InspectorViews.query([("q", query), ("after", $0)]))"
