@@ -92,6 +92,7 @@ let package = Package(
             dependencies: [
                 "AuthEmulator",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
             swiftSettings: testableInRelease
         ),
@@ -167,6 +168,7 @@ let package = Package(
         .executableTarget(
             name: "authemu-bench-floor",
             dependencies: [
+                "AuthEmulatorSQLite",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),

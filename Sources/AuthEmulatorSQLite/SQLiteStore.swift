@@ -9,11 +9,18 @@ public final class SQLiteStore: AuthStore {
     let userCache = StoredRecordCache<UserRecord>()
     let smsCache = StoredRecordCache<SmsMessage>()
     let groupCommit = GroupCommit()
+    /// The WAL's checkpoints, off the writer (nil in memory).
+    let checkpoint: BackgroundCheckpoint?
 
     /// Opens (creating if absent) the database at `path`. An existing file that is not an authemu
     /// database, is truncated or corrupt, or was written by a newer authemu is refused and left
     /// untouched.
-    public init(path: String) throws {
+    public convenience init(path: String) throws {
+        try self.init(path: path, checkpoints: BackgroundCheckpoint.Thresholds())
+    }
+
+    /// Opens the database at `path`, checkpointing its WAL at `checkpoints` (tests use small ones).
+    init(path: String, checkpoints: BackgroundCheckpoint.Thresholds) throws {
         let url = URL(fileURLWithPath: path)
         try FileManager.default.createDirectory(
             at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -27,11 +34,15 @@ public final class SQLiteStore: AuthStore {
         }
         writer = try DatabasePool(path: path, configuration: configuration)
         try Schema.migrator.migrate(writer)
+        let checkpoint = try BackgroundCheckpoint(path: path, thresholds: checkpoints)
+        writer.writeWithoutTransaction { db in checkpoint.install(on: db) }
+        self.checkpoint = checkpoint
     }
 
     /// A private in-memory database with the same schema.
     public init(inMemory: Void = ()) throws {
         writer = try DatabaseQueue()
+        checkpoint = nil
         try Schema.migrator.migrate(writer)
     }
 
@@ -129,7 +140,11 @@ public final class SQLiteStore: AuthStore {
     /// Closes the database (checkpointing the WAL) on shutdown.
     public func close() throws {
         if let pool = writer as? DatabasePool {
-            try? pool.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+            checkpoint?.close()
+            try? pool.writeWithoutTransaction { db in
+                checkpoint?.remove(from: db)
+                _ = try db.checkpoint(.truncate)
+            }
             try pool.close()
         }
     }

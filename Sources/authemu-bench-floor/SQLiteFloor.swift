@@ -1,11 +1,14 @@
+import AuthEmulatorSQLite
 import Foundation
 import GRDB
 
 /// One durable SQLite commit per request, shaped like authemu's (its users table and indexes, WAL
-/// with `synchronous = NORMAL`, cached statements, GRDB's writer queue): a sign-up inserts a user
-/// with a random key and a 490-byte record, a sign-in stamps one user's `last_login_at`.
+/// with `synchronous = NORMAL` checkpointed in the background, cached statements, GRDB's writer
+/// queue): a sign-up inserts a user with a random key and a 490-byte record, a sign-in stamps one
+/// user's `last_login_at`.
 struct SQLiteFloor: FloorStore {
     let pool: DatabasePool
+    let checkpoint: BackgroundCheckpoint
 
     init(path: String) throws {
         var configuration = Configuration()
@@ -25,6 +28,9 @@ struct SQLiteFloor: FloorStore {
                         VALUES ('bench', '', 'signed-in', 'signed-in@bench.test', zeroblob(490));
                     """)
         }
+        let checkpoint = try BackgroundCheckpoint(path: path)
+        pool.writeWithoutTransaction { db in checkpoint.install(on: db) }
+        self.checkpoint = checkpoint
     }
 
     /// Commits one user row in its own `BEGIN IMMEDIATE` transaction (on GRDB's writer queue: the
