@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import PostgresNIO
 
@@ -8,10 +9,14 @@ import PostgresNIO
 /// authemu's), the statements awaited on that connection's event loop, no deadline, no record
 /// decoding. A sign-in reads the user by email outside a transaction, then stamps its session
 /// times (2 round trips); a sign-up takes the schema's write lock in a transaction, reads the
-/// email, inserts the user and commits (5 statements; `BEGIN` goes out with the lock).
+/// email, inserts the user and commits (5 statements; `BEGIN` goes out with the lock). Like
+/// authemu's store (`PlannerStatistics`), it analyzes the table when its sign-ups reach 100, 1,000,
+/// 10,000 and 100,000: until autovacuum did, the planner could read the sign-in's email lookup as a
+/// scan of every account, and the floor's sign-in cost grew with the accounts its sign-up cell made.
 struct PostgresFloor: FloorStore {
     let client: PostgresClient
     let logger = Logger(label: "authemu-bench-floor")
+    let signUps = NIOLockedValueBox(0)
 
     init(url: String) async throws {
         guard let parts = URLComponents(string: url), let host = parts.host, let user = parts.user else {
@@ -99,6 +104,14 @@ struct PostgresFloor: FloorStore {
                     \("2026-11-24T18:14:19.479Z"), NULL)
                 """, logger: logger)
             try await connection.query("COMMIT", logger: logger)
+        }
+        let count = signUps.withLockedValue { count in
+            count += 1
+            return count
+        }
+        if [100, 1_000, 10_000, 100_000].contains(count) {
+            let client = client
+            Task { _ = try? await client.query("ANALYZE users", logger: logger) }
         }
     }
 }
