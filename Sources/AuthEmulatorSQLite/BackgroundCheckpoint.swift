@@ -47,10 +47,11 @@ public final class BackgroundCheckpoint: @unchecked Sendable {
     private var completed = 0
     private var walPages: Int32 = 0
 
-    /// Opens the checkpointing connection on the database at `path` (already in WAL mode).
-    public init(path: String, thresholds: Thresholds = Thresholds()) throws {
+    /// Opens the checkpointing connection on the database at `path` (already in WAL mode), with
+    /// the writer's `configuration` (its `synchronous` level decides the checkpoint's syncs).
+    public init(path: String, configuration: Configuration, thresholds: Thresholds = Thresholds()) throws {
         self.thresholds = thresholds
-        connection = try DatabaseQueue(path: path)
+        connection = try DatabaseQueue(path: path, configuration: configuration)
     }
 
     /// Background checkpoints run so far, and the WAL's size after the last commit.

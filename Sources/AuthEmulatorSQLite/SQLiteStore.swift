@@ -34,7 +34,7 @@ public final class SQLiteStore: AuthStore {
         }
         writer = try DatabasePool(path: path, configuration: configuration)
         try Schema.migrator.migrate(writer)
-        let checkpoint = try BackgroundCheckpoint(path: path, thresholds: checkpoints)
+        let checkpoint = try BackgroundCheckpoint(path: path, configuration: configuration, thresholds: checkpoints)
         writer.writeWithoutTransaction { db in checkpoint.install(on: db) }
         self.checkpoint = checkpoint
     }

@@ -28,7 +28,7 @@ struct SQLiteFloor: FloorStore {
                         VALUES ('bench', '', 'signed-in', 'signed-in@bench.test', zeroblob(490));
                     """)
         }
-        let checkpoint = try BackgroundCheckpoint(path: path)
+        let checkpoint = try BackgroundCheckpoint(path: path, configuration: configuration)
         pool.writeWithoutTransaction { db in checkpoint.install(on: db) }
         self.checkpoint = checkpoint
     }
