@@ -11,8 +11,14 @@ struct StoreConformanceTests {
     /// Set by scripts/test to the throwaway server it starts (scripts/test-postgres).
     static let postgresURL = ProcessInfo.processInfo.environment["AUTHEMU_TEST_POSTGRES_URL"]
 
-    static func temporaryPath() -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("authemu-\(UUID().uuidString)/s.sqlite").path
+    /// A new directory for a test's database files; the test removes it when it ends.
+    static func temporaryDirectory() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("authemu-\(UUID().uuidString)")
+    }
+
+    /// A new database path under `directory`.
+    static func temporaryPath(in directory: URL) -> String {
+        directory.appendingPathComponent("\(UUID().uuidString)/s.sqlite").path
     }
 
     /// A store on the test server, in a schema of its own (so every check starts empty).
@@ -33,11 +39,13 @@ struct StoreConformanceTests {
 
     @Test("a SQLite file passes the store conformance suite, also through two stores on one file")
     func sqliteFile() async throws {
+        let directory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
         try await runStoreConformance(
             StoreBackend(
                 name: "sqlite file",
                 make: {
-                    let path = Self.temporaryPath()
+                    let path = Self.temporaryPath(in: directory)
                     return .init(store: try SQLiteStore(path: path), openAgain: { try SQLiteStore(path: path) })
                 }, announcesChanges: false))
     }
@@ -59,7 +67,10 @@ struct StoreConformanceTests {
 
     @Test("writes that queue behind a running one commit together; each gets its own result or error")
     func groupCommit() async throws {
-        for (name, store) in [("memory", try SQLiteStore()), ("file", try SQLiteStore(path: Self.temporaryPath()))] {
+        let directory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = try SQLiteStore(path: Self.temporaryPath(in: directory))
+        for (name, store) in [("memory", try SQLiteStore()), ("file", file)] {
             let scope = Scope(projectId: "p")
             let started = Flag()
             let gate = DispatchSemaphore(value: 0)
@@ -105,8 +116,9 @@ struct StoreConformanceTests {
 
     @Test("a file from a newer authemu is refused and not modified")
     func newerSchemaRefused() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("authemu-\(UUID().uuidString).sqlite")
-            .path
+        let directory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = Self.temporaryPath(in: directory)
         let store = try SQLiteStore(path: path)
         try await store.write { tx in try await tx.saveProjectConfig(projectId: "p", .object([:])) }
         try store.close()

@@ -6,6 +6,7 @@ import http.server
 import os
 import shutil
 import ssl
+import tempfile
 import threading
 from pathlib import Path
 
@@ -60,9 +61,12 @@ def self_signed_certificate(directory):
 
 
 def start_chromium(gapi_port, window=(1280, 900)):
+    """A driver whose Chromium keeps its profile and temporary files in `driver.scratch`, a
+    directory that `stop_chromium` removes (Chromium leaves its singleton directory in TMPDIR)."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
+    scratch = tempfile.mkdtemp(prefix="authemu-chromium-")
     options = webdriver.ChromeOptions()
     options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
     for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
@@ -70,11 +74,19 @@ def start_chromium(gapi_port, window=(1280, 900)):
                  f"--window-size={window[0]},{window[1]}",
                  f"--host-resolver-rules=MAP apis.google.com 127.0.0.1:{gapi_port}"):
         options.add_argument(flag)
-    service = Service(executable_path=shutil.which("chromedriver") or "/usr/bin/chromedriver")
+    options.add_argument(f"--user-data-dir={scratch}/profile")
+    service = Service(executable_path=shutil.which("chromedriver") or "/usr/bin/chromedriver",
+                      env={**os.environ, "TMPDIR": scratch})
     driver = webdriver.Chrome(options=options, service=service)
+    driver.scratch = scratch
     driver.set_script_timeout(15)
     driver.set_page_load_timeout(30)
     return driver
+
+
+def stop_chromium(driver):
+    driver.quit()
+    shutil.rmtree(driver.scratch, ignore_errors=True)
 
 
 def keep_artifacts(driver, name):

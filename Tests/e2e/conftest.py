@@ -172,7 +172,7 @@ def app_server():
 @pytest.fixture
 def browser(request, gapi_server):
     """Headless Chromium; on failure its windows' screenshots and DOM go to Tests/e2e/artifacts."""
-    from browser_support import keep_artifacts, start_chromium
+    from browser_support import keep_artifacts, start_chromium, stop_chromium
 
     driver = start_chromium(gapi_server.port)
     yield driver
@@ -180,7 +180,7 @@ def browser(request, gapi_server):
     if report is not None and report.failed:
         for path in keep_artifacts(driver, request.node.name):
             print(f"browser artifact: {path}")
-    driver.quit()
+    stop_chromium(driver)
     gapi_server.handler.unavailable = False
 
 
