@@ -25,9 +25,9 @@ public final class BackgroundCheckpoint: @unchecked Sendable {
     public struct Thresholds: Sendable {
         /// Growth since the last checkpoint started that starts one in the background (SQLite's
         /// own automatic threshold).
-        public var background: Int32 = 1000
+        public var background: Int32
         /// The size past which the writer checkpoints in its commit: 64 MB of 4 KiB pages.
-        public var writer: Int32 = 16_000
+        public var writer: Int32
 
         public init(background: Int32 = 1000, writer: Int32 = 16_000) {
             self.background = background
