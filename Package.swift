@@ -178,6 +178,15 @@ let package = Package(
             path: "Sources/authemu-bench-floor",
             linkerSettings: releaseLinking()
         ),
+        .executableTarget(
+            name: "authemu-bench-proxy",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Sources/authemu-bench-proxy",
+            linkerSettings: releaseLinking()
+        ),
         .target(name: "AuthEmulatorTesting", swiftSettings: testableInRelease),
         .executableTarget(
             name: "authemu-mcp",

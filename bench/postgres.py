@@ -20,6 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from run import AUTHEMU, PROJECT, RELEASE, Server, prepare_users, wrk  # noqa: E402
+from postgres_deployment import deployment, print_deployment  # noqa: E402
 
 FLOWS = [("signUp (email)", "signup.lua", 1), ("signInWithPassword", "signin.lua", 1),
          ("SMS MFA sign-in (4 requests)", "sms_mfa.lua", 4)]
@@ -134,8 +135,22 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--seconds", type=int, default=5)
     parser.add_argument("--rounds", type=int, default=1, help="run everything this many times; medians")
+    parser.add_argument("--projects", type=int, help="deployment run: connection t writes to project t mod N")
+    parser.add_argument("--daemons", type=int, help="deployment run: this many PostgreSQL daemons")
+    parser.add_argument("--latency-ms", type=float, help="deployment run: a delay proxy, D ms each way")
+    parser.add_argument("--connections", type=int, default=16, help="deployment run: connections in all")
+    parser.add_argument("--store-options", default="", help="deployment run: appended to the store URL "
+                        "(&synchronous_commit=on)")
+    parser.add_argument("--authemu", help="deployment run: this binary instead of the release build's")
     options = parser.parse_args()
     url = os.environ["BENCH_POSTGRES_URL"]
+    if options.projects or options.daemons or options.latency_ms is not None:
+        options.projects, options.daemons = options.projects or 1, options.daemons or 1
+        options.latency_ms = options.latency_ms or 0
+        for _ in range(options.rounds):
+            print_deployment(deployment(url, options), options)
+            drop_schemas(url)
+        return
     results = [one_round(url, options.seconds) for _ in range(options.rounds)]
     if options.rounds > 1:
         print_rounds(results)

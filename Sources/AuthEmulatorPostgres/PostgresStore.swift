@@ -8,9 +8,12 @@ import PostgresNIO
 
 /// The durable state on PostgreSQL, shared by every daemon pointed at the same database and
 /// schema. Each transaction body runs with one pooled connection on that connection's event loop
-/// (`EventLoopTaskExecutor`), awaiting each statement there. Writes take one
-/// transaction-level lock per schema, so they run one at a time across all daemons (as SQLite's
-/// single writer); reads run in parallel on snapshots. Committed changes are announced with NOTIFY.
+/// (`EventLoopTaskExecutor`), awaiting each statement there (postgres-nio sends a connection's
+/// statements one at a time, each a round trip). Writes run at `SERIALIZABLE`: PostgreSQL finds
+/// the conflicts, and a write that loses one is run again; so writes from every daemon run side by
+/// side, in different projects and in one, and none holds a lock another waits for (the outboxes'
+/// ids excepted: `PostgresTransaction.lockOutbox`). Reads run in parallel on snapshots. Committed
+/// changes are announced with NOTIFY. docs/postgres.md, "Concurrency", has the reasons.
 public final class PostgresStore: AuthStore {
     let url: PostgresStoreURL
     let client: PostgresClient
@@ -117,27 +120,52 @@ public final class PostgresStore: AuthStore {
     {
         let channel = self.channel
         return try await session { [statistics] session in
-            let begin = session.send("BEGIN")
-            do {
-                // One writer at a time across every daemon on this schema, as SQLite's single
-                // writer: each write sees every write committed before it, and none conflict.
-                try await session.execute("SELECT pg_advisory_xact_lock(hashtext(current_schema() || ':write'))")
-                // Checked before the body runs: without a transaction the lock was already released.
-                try await begin.check()
-                let transaction = PostgresTransaction(session: session)
-                let value = try await body(transaction)
-                let notices = transaction.changes.sorted { $0.rawValue < $1.rawValue }.map { change in
-                    session.send("SELECT pg_notify($1, $2)", [.text(channel), .text(change.rawValue)])
+            var attempt = 1
+            while true {
+                do {
+                    return try await Self.writeOnce(session, channel: channel, statistics: statistics, body)
+                } catch  where attempt < Self.conflictAttempts && Self.isConflict(error) {
+                    attempt += 1
                 }
-                for notice in notices { try await notice.check() }
-                try await session.commit()
-                statistics.saved(transaction.savedAccounts)
-                return value
-            } catch {
-                await session.rollback()
-                throw error
             }
         }
+    }
+
+    /// How many times a write is run while PostgreSQL ends it as a conflict (each time from the
+    /// start, its body too). Each retry sees what the write it lost to committed, so a body that
+    /// checks before it saves fails as the domain says (`EMAIL_EXISTS`) instead of retrying; 16
+    /// sign-ups of one address at once settle in two runs. Only a loop of such losses, within the
+    /// request's deadline, gives up with 503.
+    static let conflictAttempts = 50
+
+    /// One run of a write, at `SERIALIZABLE`: it sees one snapshot, and PostgreSQL ends it with a
+    /// serialization failure (40001) should it conflict with a concurrent write in a way no
+    /// one-after-the-other order allows (a read of what the other wrote, both ways). Writes that
+    /// touch different accounts, projects or settings never wait for each other.
+    private static func writeOnce<T>(
+        _ session: PostgresSession, channel: String, statistics: PlannerStatistics,
+        _ body: @Sendable (any StoreTransaction) async throws -> T
+    ) async throws -> T {
+        try await session.execute("BEGIN ISOLATION LEVEL SERIALIZABLE")
+        let transaction = PostgresTransaction(session: session, isWrite: true)
+        do {
+            let value = try await body(transaction)
+            let notices = transaction.changes.sorted { $0.rawValue < $1.rawValue }.map { change in
+                session.send("SELECT pg_notify($1, $2)", [.text(channel), .text(change.rawValue)])
+            }
+            for notice in notices { try await notice.check() }
+            try await session.commit()
+            statistics.saved(transaction.savedAccounts)
+            return value
+        } catch {
+            await session.rollback()
+            throw error
+        }
+    }
+
+    /// A serialization failure (40001) or a deadlock (40P01): the write is run again.
+    static func isConflict(_ error: any Error) -> Bool {
+        ["40001", "40P01"].contains(sqlState(error) ?? "")
     }
 
     /// Reads from one snapshot without the write lock, then stores the session times in their own

@@ -3,15 +3,20 @@ import Foundation
 import NIOSSL
 import PostgresNIO
 
-/// `postgres://user:password@host:port/database?schema=NAME&sslmode=MODE&sslrootcert=FILE&pool=N`,
-/// or a Unix socket: `postgres://user@/database?host=/run/postgresql`. The password is never shown:
-/// `masked` replaces it with `***`.
+/// `postgres://user:password@host:port/database?schema=NAME&sslmode=MODE&sslrootcert=FILE&pool=N`
+/// `&synchronous_commit=on`, or a Unix socket: `postgres://user@/database?host=/run/postgresql`.
+/// The password is never shown: `masked` replaces it with `***`.
 public struct PostgresStoreURL: Sendable, CustomStringConvertible {
     public let configuration: PostgresClient.Configuration
     /// The PostgreSQL schema authemu's tables live in, so several set-ups can share one database.
     public let schema: String
     /// At most this many connections (default 16).
     public let poolSize: Int
+    /// The sessions' `synchronous_commit`: `off` by default, so a commit is acknowledged once it
+    /// is in the server's WAL buffers (the daemon's `kill -9` loses nothing; the server's crash
+    /// may lose its last fraction of a second, as an OS crash may with SQLite's
+    /// `synchronous = NORMAL`). `on` waits for the WAL flush (docs/postgres.md, "Durability").
+    public let synchronousCommit: String
     public let masked: String
     /// The TLS settings of `configuration`, kept for the one-off start-up connection.
     let tls: TLSMode
@@ -24,7 +29,7 @@ public struct PostgresStoreURL: Sendable, CustomStringConvertible {
         else { throw StoreOpenError("store URL must be postgres://user:password@host:port/database") }
         let query = Dictionary(
             (components.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { $1 })
-        let known = ["schema", "sslmode", "sslrootcert", "pool", "host"]
+        let known = ["schema", "sslmode", "sslrootcert", "pool", "host", "synchronous_commit"]
         if let unknown = query.keys.sorted().first(where: { !known.contains($0) }) {
             throw StoreOpenError(
                 "store URL: unknown parameter \(unknown) (known: \(known.joined(separator: ", ")))")
@@ -37,6 +42,12 @@ public struct PostgresStoreURL: Sendable, CustomStringConvertible {
             throw StoreOpenError("store URL: schema must be a lower-case SQL name ([a-z_][a-z0-9_]*), got \(schema)")
         }
         poolSize = try Self.pool(query["pool"])
+        synchronousCommit = query["synchronous_commit"] ?? "off"
+        let levels = ["off", "local", "remote_write", "on", "remote_apply"]
+        guard levels.contains(synchronousCommit) else {
+            throw StoreOpenError(
+                "store URL: synchronous_commit must be \(levels.joined(separator: ", ")), got \(synchronousCommit)")
+        }
         var configuration: PostgresClient.Configuration
         tls = try Self.tls(query["sslmode"], rootCertificates: query["sslrootcert"])
         if let socketDirectory = query["host"], socketDirectory.hasPrefix("/") {
@@ -59,7 +70,9 @@ public struct PostgresStoreURL: Sendable, CustomStringConvertible {
         configuration.options.maximumConnections = poolSize + 1
         configuration.options.keepAliveBehavior = nil
         configuration.options.connectTimeout = .seconds(3)
-        configuration.options.additionalStartupParameters = [("search_path", schema)]
+        configuration.options.additionalStartupParameters = [
+            ("search_path", schema), ("synchronous_commit", synchronousCommit), ("application_name", "authemu"),
+        ]
         self.configuration = configuration
         var shown = components
         if password != nil { shown.percentEncodedPassword = "***" }

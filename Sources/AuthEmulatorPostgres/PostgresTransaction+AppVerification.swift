@@ -11,7 +11,9 @@ extension PostgresTransaction {
         try await record(IssuedCredential.self, .appCredentials, token)
     }
 
+    /// Under its project's outbox lock, so a project's ids commit in increasing order.
     func insertPush(_ push: ApnsPush) async throws -> ApnsPush {
+        try await lockOutbox(project: push.projectId)
         guard
             let id = try await session.value(
                 Int64.self,

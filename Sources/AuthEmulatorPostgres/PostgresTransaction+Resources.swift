@@ -59,6 +59,7 @@ extension PostgresTransaction {
 
     /// A replaced code moves to the end, as SQLite's `INSERT OR REPLACE` gives it a new sequence number.
     func saveOobCode(_ scope: Scope, _ code: OobCode) async throws {
+        try await lockOutbox(project: scope.projectId)
         try await session.execute("DELETE FROM oob_codes WHERE oob_code = $1", [.text(code.oobCode)])
         try await session.execute(
             "INSERT INTO oob_codes (project_id, tenant_id, oob_code, data) VALUES ($1, $2, $3, $4)",

@@ -7,7 +7,9 @@ extension PostgresTransaction {
         try await session.values(Data.self, sql, binds).map { try SmsMessage(stored: JSONValue.parse($0)) }
     }
 
+    /// Under its project's outbox lock, so a project's ids commit in increasing order.
     func insertSms(_ message: SmsMessage) async throws -> SmsMessage {
+        try await lockOutbox(project: message.projectId)
         guard
             let id = try await session.value(
                 Int64.self,
@@ -36,7 +38,9 @@ extension PostgresTransaction {
     }
 
     func sms(sessionInfo: String) async throws -> SmsMessage? {
-        try await smsMessages("SELECT data FROM sms_messages WHERE session_info = $1", [.text(sessionInfo)]).first
+        try await smsMessages(
+            "SELECT data FROM sms_messages WHERE session_info = $1", [.text(sessionInfo)]
+        ).first
     }
 
     func listSms(_ scope: Scope, _ query: SmsQuery) async throws -> [SmsMessage] {
@@ -69,14 +73,14 @@ extension PostgresTransaction {
     }
 
     func countSms(phoneNumber: String, since: Date) async throws -> Int {
-        Int(
+        return Int(
             try await session.value(
                 Int64.self, "SELECT COUNT(*) FROM sms_messages WHERE phone_number = $1 AND sent_at >= $2",
                 [.text(phoneNumber), .double(since.timeIntervalSince1970)]) ?? 0)
     }
 
     func countSms(clientIP: String, since: Date) async throws -> Int {
-        Int(
+        return Int(
             try await session.value(
                 Int64.self, "SELECT COUNT(*) FROM sms_messages WHERE client_ip = $1 AND sent_at >= $2",
                 [.text(clientIP), .double(since.timeIntervalSince1970)]) ?? 0)

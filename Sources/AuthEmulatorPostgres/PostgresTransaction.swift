@@ -4,6 +4,11 @@ import PostgresNIO
 
 /// The repositories over one open PostgreSQL transaction, with the same tables and JSON `data`
 /// columns as the SQLite store. It notes what it changed that other daemons cache (`changes`).
+///
+/// A write runs at `SERIALIZABLE` (see `PostgresStore.write`): PostgreSQL itself detects two
+/// writes that could not have run one after the other, and one of them is run again. The one
+/// explicit lock is the outbox's (`lockOutbox`), so that a project's SMS, APNs and email-code ids
+/// commit in the order they were assigned.
 final class PostgresTransaction: StoreTransaction {
     let session: PostgresSession
     private(set) var changes: Set<StoreChange> = []
@@ -11,13 +16,27 @@ final class PostgresTransaction: StoreTransaction {
     private(set) var deferredSessionTimes: [[Bind]]?
     /// How many accounts this transaction saved (`PlannerStatistics` counts them).
     private(set) var savedAccounts = 0
+    /// The projects whose outbox lock this write holds (nil: a read, which takes none).
+    private var outboxLocks: Set<String>?
 
-    init(session: PostgresSession) {
+    init(session: PostgresSession, isWrite: Bool = false) {
         self.session = session
         if session.readsOnly { deferredSessionTimes = [] }
+        if isWrite { outboxLocks = [] }
     }
 
     func changed(_ change: StoreChange) { changes.insert(change) }
+
+    /// In a write, before a new SMS, APNs push or email code of `projectId` takes its id: the
+    /// project's outbox lock, held to commit, so its ids commit in increasing order (a long-poll
+    /// that has read up to id N never later finds a new one below N). Outboxes of other projects,
+    /// and every other write, never wait for it.
+    func lockOutbox(project projectId: String) async throws {
+        guard outboxLocks?.insert(projectId).inserted == true else { return }
+        try await session.execute(
+            "SELECT pg_advisory_xact_lock(hashtextextended(current_schema() || ':outbox:' || $1, 0))",
+            [.text(projectId)])
+    }
 
     static let encoder = JSONEncoder()
     static let decoder = JSONDecoder()
@@ -25,6 +44,7 @@ final class PostgresTransaction: StoreTransaction {
     func encode(_ value: some Encodable) throws -> Bind { .bytes(try Self.encoder.encode(value)) }
     func decode<T: Decodable>(_ type: T.Type, _ data: Data) throws -> T { try Self.decoder.decode(type, from: data) }
     func tenantKey(_ scope: Scope) -> String { scope.tenantId ?? "" }
+
     func scoped(_ scope: Scope) -> [Bind] { [.text(scope.projectId), .text(tenantKey(scope))] }
 
     /// A listing in `key` order, after a key and up to a limit when given.
@@ -63,8 +83,9 @@ final class PostgresTransaction: StoreTransaction {
     }
 
     func record<T: Decodable>(_ type: T.Type, _ table: RecordTable, _ key: String) async throws -> T? {
-        try await session.values(Data.self, "SELECT data FROM \(table.name) WHERE \(table.key) = $1", [.text(key)])
-            .first
+        try await session.values(
+            Data.self, "SELECT data FROM \(table.name) WHERE \(table.key) = $1", [.text(key)]
+        ).first
             .map { try decode(T.self, $0) }
     }
 

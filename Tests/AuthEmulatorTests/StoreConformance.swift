@@ -37,6 +37,7 @@ func runStoreConformance(_ backend: StoreBackend) async throws {
     let pairs: [(String, @Sendable (any AuthStore, any AuthStore, Comment) async throws -> Void)] = [
         ("same email through two stores", StoreChecks.sameEmailAcrossInstances),
         ("outbox commit order across two stores", StoreChecks.outboxCommitOrder),
+        ("writers in four projects through two stores", StoreChecks.writersAcrossProjects),
     ]
     for (name, check) in pairs
         + (backend.announcesChanges

@@ -106,7 +106,8 @@ public enum StoreChange: String, Sendable, CaseIterable {
 ///   before the other (serializable), also from different processes: neither sees a part of the
 ///   other, and each sees everything committed before it began. `read` sees one consistent
 ///   snapshot of committed data. Bodies must have no effects outside the transaction: a store may
-///   run a body again (`sessionWrite`, blocking functions, PostgreSQL's one-`SELECT` first run).
+///   run a body again (`sessionWrite`, blocking functions, PostgreSQL's one-`SELECT` first run,
+///   a PostgreSQL write that lost a conflict to another).
 /// - **Bodies await only the store.** Bodies and repository calls are `async` so that PostgreSQL
 ///   can run a transaction on its connection's event loop; SQLite runs the same body to its end
 ///   inside its database closure, so a body that awaited anything else (a network call, a sleep)
@@ -114,16 +115,24 @@ public enum StoreChange: String, Sendable, CaseIterable {
 /// - **Session times.** A `sessionWrite` whose body only read and called `saveSessionTimes` may
 ///   store those two times after its snapshot, outside any lock: a full `save` by a concurrent
 ///   `write` may then carry the older times. Nothing is decided on them (they are shown only).
-/// - **Acknowledged means durable.** When `write` returns, the transaction is committed to stable
-///   storage (SQLite: WAL with `synchronous = NORMAL` on a committed frame; PostgreSQL: the server's
-///   commit with `synchronous_commit` on): a response sent after it survives `kill -9` of the daemon.
+/// - **Acknowledged means durable.** When `write` returns, the transaction is committed: a
+///   response sent after it survives `kill -9` of the daemon. SQLite: WAL with `synchronous =
+///   NORMAL` on a committed frame (an OS crash may lose the last commits); PostgreSQL: the server's
+///   commit with `synchronous_commit = off` by default (in its WAL buffers; the server's crash may
+///   lose its last fraction of a second), or flushed with `?synchronous_commit=on`.
+/// - **Writers do not wait for each other** (PostgreSQL, whichever daemon takes them): writes run
+///   at `SERIALIZABLE`, and PostgreSQL ends one of two writes that conflict (each read what the
+///   other wrote), which is then run again from the start and sees what the other committed. Two
+///   writes of one account wait only for each other's row. SQLite runs one writer at a time.
 /// - **Uniqueness per scope.** Email, phone number and federated id (providerId, rawId) are unique
 ///   within a project or tenant whenever the domain checks before it saves, also between writers
 ///   in different processes: SQLite serializes writers on the file lock (`BEGIN IMMEDIATE`);
-///   PostgreSQL serializes them on one transaction-level advisory lock per schema.
-/// - **Outbox order.** The SMS, APNs and OOB outboxes assign increasing ids, and a reader sees ids
-///   appear in commit order: a long-poll that read up to id N never later finds a new id below N
-///   (writers run one at a time, so ids are assigned in commit order).
+///   on PostgreSQL the check and the save are one serializable write.
+/// - **Outbox order.** The SMS, APNs and OOB outboxes assign increasing ids, and a reader of one
+///   project sees its ids appear in commit order: a long-poll that read up to id N never later
+///   finds a new id below N in that project (SQLite's writers run one at a time; PostgreSQL's take
+///   a lock per project's outbox before an id is assigned). Across projects ids increase but may
+///   commit out of order.
 /// - **Changes.** `observeChanges` hears the `StoreChange`s committed by every process sharing the
 ///   database, so caches and long-polls follow writes made elsewhere (PostgreSQL: LISTEN/NOTIFY).
 /// - **Unavailability.** A database that cannot be reached or written answers
