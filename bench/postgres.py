@@ -141,8 +141,11 @@ def main():
     parser.add_argument("--connections", type=int, default=16, help="deployment run: connections in all")
     parser.add_argument("--store-options", default="", help="deployment run: appended to the store URL "
                         "(&synchronous_commit=on)")
-    parser.add_argument("--authemu", help="deployment run: this binary instead of the release build's")
+    parser.add_argument("--authemu", help="this binary instead of the release build's (to compare two builds)")
     options = parser.parse_args()
+    if options.authemu:
+        global AUTHEMU
+        AUTHEMU = options.authemu
     url = os.environ["BENCH_POSTGRES_URL"]
     if options.projects or options.daemons or options.latency_ms is not None:
         options.projects, options.daemons = options.projects or 1, options.daemons or 1

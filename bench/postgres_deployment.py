@@ -20,15 +20,16 @@ from run import AUTHEMU, PROJECT, RELEASE, Server, cpu_seconds, free_port, wrk  
 
 PSQL = (sorted(glob.glob("/usr/lib/postgresql/*/bin/psql")) or ["psql"])[-1]
 
-# Samples pg_stat_activity every 20 ms for the given number of samples: busy sessions of authemu
-# (active, or in a transaction waiting for the daemon's next statement) and those of them waiting
-# on a lock. One psql process for the whole cell; the statistics snapshot is cleared each time.
+# Samples pg_stat_activity every 20 ms for the given number of samples: busy client sessions (the
+# daemons': active, or in a transaction waiting for the daemon's next statement) and those of them
+# waiting on a lock. One psql process for the whole cell; the statistics snapshot is cleared each time.
 SAMPLER = """
 DO $$ DECLARE busy bigint := 0; waiting bigint := 0; b bigint; w bigint; BEGIN
   FOR i IN 1..%d LOOP
     PERFORM pg_stat_clear_snapshot();
     SELECT count(*), count(*) FILTER (WHERE wait_event_type = 'Lock') INTO b, w FROM pg_stat_activity
-      WHERE application_name = 'authemu' AND state IN ('active', 'idle in transaction');
+      WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()
+        AND state IN ('active', 'idle in transaction');
     busy := busy + b; waiting := waiting + w;
     PERFORM pg_sleep(0.02);
   END LOOP;
@@ -40,7 +41,7 @@ class DelayProxy:
     def __init__(self, target_port, delay_ms):
         self.port = free_port()
         self.proc = subprocess.Popen([RELEASE / "authemu-bench-proxy", str(self.port), str(target_port), str(delay_ms)],
-                                     stdout=subprocess.PIPE, text=True)
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         if self.proc.stdout.readline().strip() != "ready":
             raise RuntimeError("delay proxy did not start")
 
@@ -55,6 +56,15 @@ def round_trip_ms(url):
                           capture_output=True, text=True, check=True)
     times = sorted(float(line.split()[1]) for line in done.stdout.splitlines() if line.startswith("Time:"))
     return times[len(times) // 2]
+
+
+def rollbacks(url):
+    """Transactions rolled back in the database so far (a serializable write that lost a conflict
+    and was run again is one; a create that fails as the domain says is another)."""
+    done = subprocess.run([PSQL, url.split("?")[0], "-Atc",
+                           "SELECT xact_rollback FROM pg_stat_database WHERE datname = current_database()"],
+                          capture_output=True, text=True, check=True)
+    return int(done.stdout.strip())
 
 
 def sample_lock_waits(url, seconds, out):
@@ -109,15 +119,21 @@ def deployment(url, options):
     store_url = url.replace(f":{port}/", f":{proxy.port}/") if proxy else url
     schema = f"bench_{uuid.uuid4().hex[:8]}"
     options.round_trip = (round_trip_ms(url), round_trip_ms(store_url))
-    servers = [Server([authemu, "serve", "--port", "{port}", "--project", PROJECT, "--log-level", "error",
-                       "--store", f"{store_url}&schema={schema}&pool={connections}{options.store_options}"])
-               for _ in range(daemons)]
-    cell = run_cell(servers, connections, projects, options.seconds, [proxy.proc.pid] if proxy else [], url)
-    rows.append((f"PostgreSQL, {daemons} daemon{'s' * (daemons > 1)}", cell, servers, proxy))
-    for server in servers:
-        server.stop()
-    if proxy:
-        proxy.stop()
+    rolled_back = rollbacks(url)
+    servers = []
+    try:
+        for _ in range(daemons):
+            servers.append(Server([authemu, "serve", "--port", "{port}", "--project", PROJECT, "--log-level", "error",
+                                   "--store", f"{store_url}&schema={schema}&pool={connections}{options.store_options}"]))
+        cell = run_cell(servers, connections, projects, options.seconds, [proxy.proc.pid] if proxy else [], url)
+        rows.append((f"PostgreSQL, {daemons} daemon{'s' * (daemons > 1)}", cell, servers, proxy))
+    finally:
+        for server in servers:
+            server.stop()
+        if proxy:
+            proxy.stop()
+    time.sleep(1)  # the servers' backends report their statistics as they exit
+    cell["rollbacks"] = rollbacks(url) - rolled_back
     return rows
 
 
@@ -128,8 +144,9 @@ def print_deployment(rows, options):
           f"way to PostgreSQL (psql's SELECT 1: {options.round_trip[0]:.2f} ms direct, {options.round_trip[1]:.2f} ms "
           f"through the proxy), store URL options '{options.store_options}', wrk {options.seconds} s, only 2xx "
           f"counted\n")
-    print("| set-up | created/s | × SQLite | p50 ms | non-2xx | lock waits / busy sessions | CPU (cores) |")
-    print("|---|---|---|---|---|---|---|")
+    print("| set-up | created/s | × SQLite | p50 ms | non-2xx | lock waits / busy sessions | rolled back "
+          "| CPU (cores) |")
+    print("|---|---|---|---|---|---|---|---|")
     for name, cell, servers, proxy in rows:
         servers = servers if isinstance(servers, list) else [servers]
         cpu = [f"daemon {cell['cpu'][s.proc.pid]:.2f}" for s in servers]
@@ -137,4 +154,4 @@ def print_deployment(rows, options):
             cpu.append(f"proxy {cell['cpu'][proxy.proc.pid]:.2f}")
         share = "" if cell["lock_share"] is None else f"{cell['lock_share']:.0%}"
         print(f"| {name} | {cell['created']:,.0f} | {cell['created'] / reference:.3f} | {cell['p50_ms']:.1f} "
-              f"| {cell['non2xx']} | {share} | {', '.join(cpu)} |")
+              f"| {cell['non2xx']} | {share} | {cell.get('rollbacks', '')} | {', '.join(cpu)} |")

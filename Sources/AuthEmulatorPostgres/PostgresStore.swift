@@ -12,7 +12,7 @@ import PostgresNIO
 /// statements one at a time, each a round trip). Writes run at `SERIALIZABLE`: PostgreSQL finds
 /// the conflicts, and a write that loses one is run again; so writes from every daemon run side by
 /// side, in different projects and in one, and none holds a lock another waits for (the outboxes'
-/// ids excepted: `PostgresTransaction.lockOutbox`). Reads run in parallel on snapshots. Committed
+/// ids excepted: `PostgresTransaction.outboxLock`). Reads run in parallel on snapshots. Committed
 /// changes are announced with NOTIFY. docs/postgres.md, "Concurrency", has the reasons.
 public final class PostgresStore: AuthStore {
     let url: PostgresStoreURL
@@ -147,7 +147,7 @@ public final class PostgresStore: AuthStore {
         _ body: @Sendable (any StoreTransaction) async throws -> T
     ) async throws -> T {
         try await session.execute("BEGIN ISOLATION LEVEL SERIALIZABLE")
-        let transaction = PostgresTransaction(session: session, isWrite: true)
+        let transaction = PostgresTransaction(session: session)
         do {
             let value = try await body(transaction)
             let notices = transaction.changes.sorted { $0.rawValue < $1.rawValue }.map { change in
@@ -168,7 +168,7 @@ public final class PostgresStore: AuthStore {
         ["40001", "40P01"].contains(sqlState(error) ?? "")
     }
 
-    /// Reads from one snapshot without the write lock, then stores the session times in their own
+    /// Reads from one snapshot outside a write transaction, then stores the session times in their own
     /// statement (no other writer waits for a sign-in). A body that changes anything else runs
     /// again as a `write`.
     public func sessionWrite<T: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) async throws -> T)

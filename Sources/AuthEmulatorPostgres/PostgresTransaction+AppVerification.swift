@@ -11,13 +11,16 @@ extension PostgresTransaction {
         try await record(IssuedCredential.self, .appCredentials, token)
     }
 
-    /// Under its project's outbox lock, so a project's ids commit in increasing order.
+    /// Under its project's outbox lock (`outboxLock`).
     func insertPush(_ push: ApnsPush) async throws -> ApnsPush {
-        try await lockOutbox(project: push.projectId)
         guard
             let id = try await session.value(
                 Int64.self,
-                "INSERT INTO apns_pushes (project_id, tenant_id, data) VALUES ($1, $2, ''::bytea) RETURNING id",
+                """
+                \(Self.outboxLock(project: 1))
+                INSERT INTO apns_pushes (project_id, tenant_id, data) SELECT $1, $2, ''::bytea FROM outbox_lock
+                RETURNING id
+                """,
                 [.text(push.projectId), .text(push.tenantId ?? "")])
         else { throw AuthError.storeUnavailable("PostgreSQL returned no push id") }
         var stored = push

@@ -57,13 +57,15 @@ extension PostgresTransaction {
         ).first.map { try decode(OobCode.self, $0) }
     }
 
-    /// A replaced code moves to the end, as SQLite's `INSERT OR REPLACE` gives it a new sequence number.
+    /// A replaced code moves to the end, as SQLite's `INSERT OR REPLACE` gives it a new sequence
+    /// number; under its project's outbox lock (`outboxLock`).
     func saveOobCode(_ scope: Scope, _ code: OobCode) async throws {
-        try await lockOutbox(project: scope.projectId)
         try await session.execute("DELETE FROM oob_codes WHERE oob_code = $1", [.text(code.oobCode)])
         try await session.execute(
-            "INSERT INTO oob_codes (project_id, tenant_id, oob_code, data) VALUES ($1, $2, $3, $4)",
-            scoped(scope) + [.text(code.oobCode), encode(code)])
+            """
+            \(Self.outboxLock(project: 1))
+            INSERT INTO oob_codes (project_id, tenant_id, oob_code, data) SELECT $1, $2, $3, $4 FROM outbox_lock
+            """, scoped(scope) + [.text(code.oobCode), encode(code)])
     }
 
     func deleteOobCode(_ scope: Scope, code: String) async throws {

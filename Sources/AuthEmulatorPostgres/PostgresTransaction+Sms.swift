@@ -7,16 +7,16 @@ extension PostgresTransaction {
         try await session.values(Data.self, sql, binds).map { try SmsMessage(stored: JSONValue.parse($0)) }
     }
 
-    /// Under its project's outbox lock, so a project's ids commit in increasing order.
+    /// Under its project's outbox lock (`outboxLock`).
     func insertSms(_ message: SmsMessage) async throws -> SmsMessage {
-        try await lockOutbox(project: message.projectId)
         guard
             let id = try await session.value(
                 Int64.self,
                 """
+                \(Self.outboxLock(project: 1))
                 INSERT INTO sms_messages (project_id, tenant_id, session_info, phone_number, purpose, status,
                     client_ip, sent_at, data)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, ''::bytea) RETURNING id
+                SELECT $1, $2, $3, $4, $5, $6, $7, $8, ''::bytea FROM outbox_lock RETURNING id
                 """,
                 [
                     .text(message.projectId), .text(message.tenantId ?? ""), .text(message.sessionInfo),

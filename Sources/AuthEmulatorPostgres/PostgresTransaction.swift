@@ -7,7 +7,7 @@ import PostgresNIO
 ///
 /// A write runs at `SERIALIZABLE` (see `PostgresStore.write`): PostgreSQL itself detects two
 /// writes that could not have run one after the other, and one of them is run again. The one
-/// explicit lock is the outbox's (`lockOutbox`), so that a project's SMS, APNs and email-code ids
+/// explicit lock is the outbox's (`outboxLock`), so that a project's SMS, APNs and email-code ids
 /// commit in the order they were assigned.
 final class PostgresTransaction: StoreTransaction {
     let session: PostgresSession
@@ -16,26 +16,23 @@ final class PostgresTransaction: StoreTransaction {
     private(set) var deferredSessionTimes: [[Bind]]?
     /// How many accounts this transaction saved (`PlannerStatistics` counts them).
     private(set) var savedAccounts = 0
-    /// The projects whose outbox lock this write holds (nil: a read, which takes none).
-    private var outboxLocks: Set<String>?
-
-    init(session: PostgresSession, isWrite: Bool = false) {
+    init(session: PostgresSession) {
         self.session = session
         if session.readsOnly { deferredSessionTimes = [] }
-        if isWrite { outboxLocks = [] }
     }
 
     func changed(_ change: StoreChange) { changes.insert(change) }
 
-    /// In a write, before a new SMS, APNs push or email code of `projectId` takes its id: the
-    /// project's outbox lock, held to commit, so its ids commit in increasing order (a long-poll
-    /// that has read up to id N never later finds a new one below N). Outboxes of other projects,
-    /// and every other write, never wait for it.
-    func lockOutbox(project projectId: String) async throws {
-        guard outboxLocks?.insert(projectId).inserted == true else { return }
-        try await session.execute(
-            "SELECT pg_advisory_xact_lock(hashtextextended(current_schema() || ':outbox:' || $1, 0))",
-            [.text(projectId)])
+    /// The head of an outbox insert, `… INSERT INTO t (…) SELECT … FROM outbox_lock`: the project
+    /// (bind `$project`) outbox lock is taken before the row and its id are made, and held to commit,
+    /// so a project's ids commit in increasing order (a long-poll that has read up to id N never
+    /// later finds a new one below N). The lock travels in the insert: no round trip of its own.
+    /// Outboxes of other projects, and every other write, never wait for it.
+    static func outboxLock(project: Int) -> String {
+        """
+        WITH outbox_lock AS MATERIALIZED (
+            SELECT pg_advisory_xact_lock(hashtextextended(current_schema() || ':outbox:' || $\(project), 0)))
+        """
     }
 
     static let encoder = JSONEncoder()

@@ -8,8 +8,10 @@ import PostgresNIO
 /// offers and nothing around them: one pooled connection per request (the pool configured as
 /// authemu's), the statements awaited on that connection's event loop, no deadline, no record
 /// decoding. A sign-in reads the user by email outside a transaction, then stamps its session
-/// times (2 round trips); a sign-up takes the schema's write lock in a transaction, reads the
-/// email, inserts the user and commits (5 statements; `BEGIN` goes out with the lock). Like
+/// times (2 round trips); a sign-up begins a serializable transaction, reads the email, inserts
+/// the user and commits (4 statements, one round trip each: postgres-nio sends a connection's
+/// statements one at a time). A conflict's rollback is left to the caller (none at one sign-up
+/// per email, as here). Like
 /// authemu's store (`PlannerStatistics`), it analyzes the table when its sign-ups reach 100, 1,000,
 /// 10,000 and 100,000: until autovacuum did, the planner could read the sign-in's email lookup as a
 /// scan of every account, and the floor's sign-in cost grew with the accounts its sign-up cell made.
@@ -53,6 +55,26 @@ struct PostgresFloor: FloorStore {
     }
 
     /// Runs `work` with a pooled connection, on that connection's event loop.
+    /// One serializable sign-up transaction: the email read, the insert, the commit.
+    private static func insertUser(_ connection: PostgresConnection, localId: String, email: String, logger: Logger)
+        async throws
+    {
+        try await connection.query("BEGIN ISOLATION LEVEL SERIALIZABLE", logger: logger)
+        let owners = try await connection.query(
+            "SELECT local_id FROM users WHERE project_id = 'bench' AND tenant_id = '' AND email = \(email)",
+            logger: logger
+        ).collect()
+        guard owners.isEmpty else { throw FloorError("\(email) is taken") }
+        try await connection.query(
+            """
+            INSERT INTO users (project_id, tenant_id, local_id, email, phone_number, data, last_login_at,
+                last_refresh_at, display_name)
+            VALUES ('bench', '', \(localId), \(email), NULL, \(ByteBuffer(bytes: floorRecord)), \("1795544059477"),
+                \("2026-11-24T18:14:19.479Z"), NULL)
+            """, logger: logger)
+        try await connection.query("COMMIT", logger: logger)
+    }
+
     private func leased(_ work: @escaping @Sendable (PostgresConnection) async throws -> Void) async throws {
         try await client.withConnection { connection in
             try await withTaskExecutorPreference(LoopExecutor(loop: connection.eventLoop)) {
@@ -87,23 +109,14 @@ struct PostgresFloor: FloorStore {
         try await leased { connection in
             let localId = floorLocalId()
             let email = "\(localId)@bench.test"
-            let begin: EventLoopFuture<PostgresQueryResult> = connection.query("BEGIN", logger: logger)
-            try await connection.query(
-                "SELECT pg_advisory_xact_lock(hashtext(current_schema() || ':write'))", logger: logger)
-            _ = try await begin.get()
-            let owners = try await connection.query(
-                "SELECT local_id FROM users WHERE project_id = 'bench' AND tenant_id = '' AND email = \(email)",
-                logger: logger
-            ).collect()
-            guard owners.isEmpty else { throw FloorError("\(email) is taken") }
-            try await connection.query(
-                """
-                INSERT INTO users (project_id, tenant_id, local_id, email, phone_number, data, last_login_at,
-                    last_refresh_at, display_name)
-                VALUES ('bench', '', \(localId), \(email), NULL, \(ByteBuffer(bytes: floorRecord)), \("1795544059477"),
-                    \("2026-11-24T18:14:19.479Z"), NULL)
-                """, logger: logger)
-            try await connection.query("COMMIT", logger: logger)
+            // As authemu's store: a write that loses a serialization conflict is run again.
+            while true {
+                do {
+                    return try await Self.insertUser(connection, localId: localId, email: email, logger: logger)
+                } catch let error as PSQLError where error.serverInfo?[.sqlState] == "40001" {
+                    try await connection.query("ROLLBACK", logger: logger)
+                }
+            }
         }
         let count = signUps.withLockedValue { count in
             count += 1

@@ -141,7 +141,7 @@ public protocol AuthStore: Sendable {
     func read<T: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) async throws -> T) async throws -> T
     func write<T: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) async throws -> T) async throws -> T
     /// A `write` whose body usually changes nothing but session times (`saveSessionTimes`): a
-    /// plain sign-in or a token refresh. A store may run it without taking its write lock: the
+    /// plain sign-in or a token refresh. A store may run it outside a write transaction: the
     /// reads from one snapshot, then the times stored on their own, durably, before it returns.
     /// Should the body make any other change, it is run again as a `write`.
     func sessionWrite<T: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) async throws -> T) async throws
