@@ -103,15 +103,29 @@ struct ApiRequest: Sendable {
         return "http://\(authority)"
     }
 
-    /// `Bearer owner` (any case) and Google access tokens (`ya29.`) are the admin; another Bearer
-    /// value is a 401; any other scheme is ignored.
+    /// The admin is `Bearer <admin_token>`, that exact token, compared in constant time. With the
+    /// default token (`owner`, which every Admin SDK sends to an emulator) Google access tokens
+    /// (`Bearer ya29.…`, what `gcloud auth print-access-token` gives) are the admin too, as for
+    /// firebase-tools; with an `admin_token` of one's own they are not. Another Bearer value is a
+    /// 401; any other scheme is ignored.
     static func adminCredential(_ header: String?, ownerToken: String) throws(AuthError) -> Bool {
         guard let header else { return false }
         let parts = header.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { return false }
         let token = parts[1].trimmingCharacters(in: .whitespaces)
-        if token.lowercased() == ownerToken.lowercased() || token.hasPrefix("ya29.") { return true }
+        if constantTimeEqual(token, ownerToken) { return true }
+        if ownerToken == HTTPSettings.defaultAdminToken, token.hasPrefix("ya29.") { return true }
         throw AuthError.invalidCredentials
+    }
+
+    /// Whether two strings have the same bytes, in a time that depends only on their lengths.
+    static func constantTimeEqual(_ given: String, _ expected: String) -> Bool {
+        let (a, b) = (Array(given.utf8), Array(expected.utf8))
+        var difference = UInt8(truncatingIfNeeded: a.count ^ b.count)
+        for index in 0..<max(a.count, b.count) {
+            difference |= (index < a.count ? a[index] : 0) ^ (index < b.count ? b[index] : 0)
+        }
+        return difference == 0 && a.count == b.count
     }
 
     static func readBody(_ request: Request, limit: Int, method: HTTPRequest.Method) async throws -> JSONValue {
@@ -146,6 +160,8 @@ struct ApiRequest: Sendable {
 
 /// HTTP-level settings.
 public struct HTTPSettings: Sendable {
+    /// The well-known admin credential the Admin SDKs send to an emulator.
+    public static let defaultAdminToken = "owner"
     public var defaultProjectId: String
     public var adminToken: String
     public var maxBodyBytes: Int

@@ -78,35 +78,3 @@ struct ErrorEnvelopeMiddleware<Context: RequestContext>: RouterMiddleware {
         }
     }
 }
-
-/// CORS as firebase-tools does it: reflect the origin and the requested headers; preflights get 204.
-/// It runs outside `ErrorEnvelopeMiddleware`, so error answers carry the headers too: a browser
-/// reads `EMAIL_EXISTS` instead of a CORS failure.
-struct CORSReflectingMiddleware<Context: RequestContext>: RouterMiddleware {
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
-        async throws -> Response
-    {
-        let origin = request.headers[.origin]
-        if origin == nil, request.method != .options { return try await next(request, context) }
-        var headers: HTTPFields = [.vary: "Origin"]
-        if let origin {
-            headers[.accessControlAllowOrigin] = origin
-            headers[.accessControlAllowCredentials] = "true"
-        }
-        // Every OPTIONS request is a preflight, as for firebase-tools (express `cors`): browsers
-        // and jsdom do not always send Access-Control-Request-Method, and no API takes OPTIONS.
-        if request.method == .options {
-            headers[.accessControlAllowMethods] = "GET,HEAD,PUT,PATCH,POST,DELETE"
-            if let requested = request.headers[.accessControlRequestHeaders] {
-                headers[.accessControlAllowHeaders] = requested
-            }
-            if request.headers[HTTPField.Name("Access-Control-Request-Private-Network")!] != nil {
-                headers[HTTPField.Name("Access-Control-Allow-Private-Network")!] = "true"
-            }
-            return Response(status: .noContent, headers: headers)
-        }
-        var response = try await next(request, context)
-        for field in headers { response.headers[field.name] = field.value }
-        return response
-    }
-}

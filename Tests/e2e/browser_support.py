@@ -60,9 +60,10 @@ def self_signed_certificate(directory):
     return ca_and_server_certificate(directory, names=("apis.google.com",))[1]
 
 
-def start_chromium(gapi_port, window=(1280, 900)):
+def start_chromium(gapi_port, window=(1280, 900), resolve=()):
     """A driver whose Chromium keeps its profile and temporary files in `driver.scratch`, a
-    directory that `stop_chromium` removes (Chromium leaves its singleton directory in TMPDIR)."""
+    directory that `stop_chromium` removes (Chromium leaves its singleton directory in TMPDIR).
+    `resolve`: more host names that Chromium resolves to 127.0.0.1 (as a rebinding attacker's would)."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -72,7 +73,8 @@ def start_chromium(gapi_port, window=(1280, 900)):
     for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
                  "--ignore-certificate-errors", "--disable-popup-blocking", "--no-first-run",
                  f"--window-size={window[0]},{window[1]}",
-                 f"--host-resolver-rules=MAP apis.google.com 127.0.0.1:{gapi_port}"):
+                 "--host-resolver-rules=" + ", ".join([f"MAP apis.google.com 127.0.0.1:{gapi_port}"]
+                                                       + [f"MAP {name} 127.0.0.1" for name in resolve])):
         options.add_argument(flag)
     options.add_argument(f"--user-data-dir={scratch}/profile")
     service = Service(executable_path=shutil.which("chromedriver") or "/usr/bin/chromedriver",

@@ -122,8 +122,8 @@ def test_envelopes_for_routes_credentials_and_size(api):
 def test_http10_without_keep_alive_is_answered_and_closed(daemon):
     import socket
     for request, closes in [(b"GET /readyz HTTP/1.0\r\n\r\n", True),
-                            (b"GET /readyz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", True),
-                            (b"GET /readyz HTTP/1.1\r\nHost: x\r\n\r\n", False)]:
+                            (b"GET /readyz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n", True),
+                            (b"GET /readyz HTTP/1.1\r\nHost: localhost\r\n\r\n", False)]:
         with socket.create_connection(("127.0.0.1", daemon.port)) as sock:
             sock.settimeout(2)
             sock.sendall(request)

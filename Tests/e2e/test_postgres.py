@@ -155,6 +155,27 @@ def test_the_same_email_signed_up_on_both_gives_one_account(pair):
     assert [u["email"] for u in found["userInfo"]] == ["race@example.com"]
 
 
+def test_creates_in_sixteen_projects_on_both_daemons_at_once_all_land(pair):
+    """A CI fleet's shape: 32 clients, two per project, half on each daemon, creating accounts
+    through the admin API at once. Serializable writes may be run again; none is lost or refused."""
+    a, b, *_ = pair
+    schema_tag = uuid.uuid4().hex[:6]
+
+    def create(client):
+        api, project = (a if client % 2 else b), f"fleet-{schema_tag}-{client % 16}"
+        return [api.admin("POST", f"v1/projects/{project}/accounts",
+                          {"email": f"c{client}-{n}@example.com", "password": "secret123"}).status_code
+                for n in range(5)]
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=32) as pool:
+        statuses = [status for answers in pool.map(create, range(32)) for status in answers]
+    assert statuses == [200] * 160
+    for project in range(16):
+        found = a.v1(f"projects/fleet-{schema_tag}-{project}/accounts:query", {"returnUserInfo": True}, admin=True)
+        emails = sorted(user["email"] for user in found.json()["userInfo"])
+        assert emails == sorted(f"c{client}-{n}@example.com" for client in (project, project + 16) for n in range(5))
+
+
 def test_single_use_codes_lockout_quotas_and_totp_replay_hold_across_daemons(pair):
     a, b, *_ = pair
     # Single use: the same code verified on A and B at once signs in once.

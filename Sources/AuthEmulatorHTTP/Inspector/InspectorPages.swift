@@ -8,6 +8,8 @@ import NIOCore
 /// The inspector's pages and actions: each reads or changes state through the domain services
 /// and renders a template.
 struct InspectorPages: Sendable {
+    /// Where every inspector page lives.
+    static let prefix = "/emulator/ui/"
     let emulator: Emulator
     let access: InspectorAccess
     let maxBodyBytes: Int

@@ -1,0 +1,176 @@
+import AuthEmulator
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// Who a browser page may be, for the daemon: its own pages and local tools (loopback origins,
+/// `public_url`'s) may use every route; a page of any other origin may use the routes the browser
+/// SDKs call, without credentials, and nothing else. docs/security.md has the threat model.
+struct OriginPolicy: Sendable {
+    /// `scheme://host[:port]` of `public_url`, lowercased (nil: none set).
+    let publicOrigin: String?
+    /// Path patterns of the routes the browser SDKs call (`Access.client` and `.apiKey`).
+    let browserRoutes: [[PathSegmentPattern]]
+
+    init(publicURL: String?, routes: [Route]) {
+        publicOrigin = publicURL.flatMap(Self.origin(of:))
+        browserRoutes = routes.filter { $0.access == .client || $0.access == .apiKey }.map {
+            PathSegmentPattern.parse($0.path)
+        }
+    }
+
+    /// A loopback origin (`http(s)://localhost|*.localhost|127.x.x.x|[::1]`, any port) or `public_url`'s.
+    func isTrusted(_ origin: String) -> Bool {
+        let lowered = origin.lowercased()
+        if lowered == publicOrigin { return true }
+        guard let components = URLComponents(string: lowered), ["http", "https"].contains(components.scheme ?? ""),
+            let host = components.host
+        else { return false }
+        return Self.isLoopbackName(host)
+    }
+
+    /// Whether a browser SDK calls this path (any origin may, without credentials).
+    func isBrowserRoute(_ path: String) -> Bool {
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
+        return browserRoutes.contains { pattern in
+            pattern.count == segments.count && zip(pattern, segments).allSatisfy { $0.matches($1) }
+        }
+    }
+
+    /// `localhost`, a name under `.localhost` (RFC 6761: always loopback), `127.x.x.x` or `::1`.
+    static func isLoopbackName(_ host: String) -> Bool {
+        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        return bare == "localhost" || bare.hasSuffix(".localhost") || bare == "::1"
+            || (bare.hasPrefix("127.") && bare.split(separator: ".").count == 4)
+    }
+
+    static func origin(of url: String) -> String? {
+        guard let components = URLComponents(string: url.lowercased()), let scheme = components.scheme,
+            let host = components.host
+        else { return nil }
+        return "\(scheme)://\(host.contains(":") ? "[\(host)]" : host)\(components.port.map { ":\($0)" } ?? "")"
+    }
+}
+
+/// One segment of a route's path: literal text, or a parameter with literal text around it
+/// (`{project}:queryAccounts`).
+struct PathSegmentPattern: Sendable {
+    let prefix: String
+    let suffix: String
+    let isParameter: Bool
+
+    static func parse(_ path: String) -> [PathSegmentPattern] {
+        path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map { segment in
+            guard let open = segment.firstIndex(of: "{"), let close = segment.firstIndex(of: "}") else {
+                return PathSegmentPattern(prefix: String(segment), suffix: "", isParameter: false)
+            }
+            return PathSegmentPattern(
+                prefix: String(segment[..<open]), suffix: String(segment[segment.index(after: close)...]),
+                isParameter: true)
+        }
+    }
+
+    func matches(_ segment: String) -> Bool {
+        guard isParameter else { return segment == prefix }
+        return segment.count > prefix.count + suffix.count && segment.hasPrefix(prefix) && segment.hasSuffix(suffix)
+    }
+}
+
+/// CORS by route: a trusted origin (`OriginPolicy.isTrusted`) is reflected with credentials, as
+/// firebase-tools does for every origin; another origin is reflected on the browser SDKs' routes
+/// only, without credentials and without the `Authorization` header, and refused (403, before any
+/// handler runs) on every other route, so no page elsewhere can read or change the daemon's
+/// accounts, codes, settings or clock. `Access-Control-Allow-Private-Network` is given on the
+/// browser SDKs' routes, the only ones a public page may need to reach this daemon on. It runs
+/// outside `ErrorEnvelopeMiddleware`, so error answers carry the headers too: a browser reads
+/// `EMAIL_EXISTS` instead of a CORS failure.
+struct CORSMiddleware<Context: RequestContext>: RouterMiddleware {
+    let policy: OriginPolicy
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+        async throws -> Response
+    {
+        let origin = request.headers[.origin]
+        if origin == nil, request.method != .options { return try await next(request, context) }
+        // The inspector's own forms: its pages send no referrer, so Chromium posts them with
+        // `Origin: null`. Each carries the inspector's CSRF token, which no other page can read.
+        if origin == "null", request.uri.path.hasPrefix(InspectorPages.prefix) {
+            return try await next(request, context)
+        }
+        let trusted = origin.map(policy.isTrusted) ?? true
+        let browserRoute = policy.isBrowserRoute(request.uri.path)
+        if let origin, !trusted, !browserRoute {
+            return ErrorEnvelope.response(
+                for: AuthError(
+                    "PERMISSION_DENIED",
+                    "A page of \(origin.prefix(200)) may not call this endpoint; only this machine's pages "
+                        + "(localhost) and public_url's may.", kind: .permissionDenied))
+        }
+        var headers: HTTPFields = [.vary: "Origin"]
+        if let origin {
+            headers[.accessControlAllowOrigin] = origin
+            if trusted { headers[.accessControlAllowCredentials] = "true" }
+        }
+        // Every OPTIONS request is a preflight, as for firebase-tools (express `cors`): browsers
+        // and jsdom do not always send Access-Control-Request-Method, and no API takes OPTIONS.
+        if request.method == .options {
+            headers[.accessControlAllowMethods] = "GET,HEAD,PUT,PATCH,POST,DELETE"
+            if let requested = request.headers[.accessControlRequestHeaders] {
+                headers[.accessControlAllowHeaders] = trusted ? requested : Self.withoutAuthorization(requested)
+            }
+            if browserRoute, request.headers[HTTPField.Name("Access-Control-Request-Private-Network")!] != nil {
+                headers[HTTPField.Name("Access-Control-Allow-Private-Network")!] = "true"
+            }
+            return Response(status: .noContent, headers: headers)
+        }
+        var response = try await next(request, context)
+        for field in headers { response.headers[field.name] = field.value }
+        return response
+    }
+
+    /// The requested headers less `Authorization`: a page elsewhere may not send the admin credential.
+    static func withoutAuthorization(_ requested: String) -> String {
+        requested.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { $0.lowercased() != "authorization" }.joined(separator: ", ")
+    }
+}
+
+/// The DNS-rebinding defence of a loopback listener (as webpack-dev-server, Vite and Jupyter
+/// have): a request must name this daemon in its `Host`: a loopback name (`OriginPolicy
+/// .isLoopbackName`), the listener's address, `public_url`'s host, or the address an Android
+/// emulator (`10.0.2.2`) or Genymotion (`10.0.3.2`) reaches the host's loopback by. A page of
+/// `evil.example` whose name was made to resolve to 127.0.0.1 sends `Host: evil.example` and is
+/// refused (403). A request without `Host` (HTTP/1.0) is not a browser's and passes.
+struct HostCheckMiddleware<Context: RequestContext>: RouterMiddleware {
+    let accepted: Set<String>
+
+    init(listenerHost: String, publicURL: String?) {
+        var names: Set<String> = ["10.0.2.2", "10.0.3.2", listenerHost.lowercased()]
+        if let host = publicURL.flatMap({ URLComponents(string: $0)?.host?.lowercased() }) { names.insert(host) }
+        accepted = names
+    }
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+        async throws -> Response
+    {
+        guard let authority = request.head.authority, !isAccepted(authority) else {
+            return try await next(request, context)
+        }
+        return ErrorEnvelope.response(
+            for: AuthError(
+                "PERMISSION_DENIED",
+                "Host \(authority.prefix(200)) does not name this daemon: a loopback listener answers "
+                    + "localhost, 127.0.0.1, [::1] and public_url's host.", kind: .permissionDenied))
+    }
+
+    func isAccepted(_ authority: String) -> Bool {
+        var host = authority.lowercased()
+        if host.hasPrefix("[") {
+            host = String(host.prefix(through: host.firstIndex(of: "]") ?? host.index(before: host.endIndex)))
+        } else if let colon = host.lastIndex(of: ":") {
+            host = String(host[..<colon])
+        }
+        let bare = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
+        return OriginPolicy.isLoopbackName(host) || accepted.contains(host) || accepted.contains(bare)
+    }
+}

@@ -1,0 +1,172 @@
+"""A daemon safe to share (issue 42): an admin credential that means something, no page of
+another origin driving the daemon (CORS), no DNS rebinding (Host). docs/security.md."""
+import pytest
+import requests
+
+from browser_support import StaticServer, start_chromium, stop_chromium
+from conftest import PROJECT, Daemon, error_message, ok
+
+TOOLKIT = "/identitytoolkit.googleapis.com"
+BATCH_GET = f"{TOOLKIT}/v1/projects/{PROJECT}/accounts:batchGet"
+SIGN_UP = f"{TOOLKIT}/v1/accounts:signUp?key=k"
+WIPE = f"/emulator/v1/projects/{PROJECT}/accounts"
+REFUSED_PAGE = ("A page of https://evil.example may not call this endpoint; only this "
+                "machine's pages (localhost) and public_url's may.")
+INVALID_CREDENTIALS = ("Request had invalid authentication credentials. Expected OAuth 2 access "
+                       "token, login cookie or other valid authentication credential. See "
+                       "https://developers.google.com/identity/sign-in/web/devconsole-project.")
+
+
+@pytest.fixture
+def own_token(tmp_path):
+    config = tmp_path / "authemu.yaml"
+    config.write_text("admin_token: s3cret-Admin\n")
+    daemon = Daemon(tmp_path, extra=["--config", str(config)]).start()
+    yield daemon
+    daemon.stop()
+
+
+def batch_get(base, authorization):
+    return requests.get(base + BATCH_GET, headers={"Authorization": authorization},
+                        timeout=10)
+
+
+def test_an_admin_token_of_ones_own_is_exact_and_ends_the_access_token_shortcut(own_token):
+    assert batch_get(own_token.base, "Bearer s3cret-Admin").status_code == 200
+    assert batch_get(own_token.base, "bearer s3cret-Admin").status_code == 200  # the scheme is case-insensitive
+    for wrong in ("Bearer s3cret-admin", "Bearer s3cret-Admin2", "Bearer s3cret-Admi", "Bearer owner",
+                  "Bearer ya29.a0AfH6SMB-anything"):
+        refused = batch_get(own_token.base, wrong)
+        assert (refused.status_code, error_message(refused)) == (401, INVALID_CREDENTIALS), wrong
+
+
+def test_the_default_token_is_exact_and_google_access_tokens_stay_admin(daemon):
+    assert batch_get(daemon.base, "Bearer owner").status_code == 200
+    assert batch_get(daemon.base, "Bearer ya29.a0AfH6SMB-anything").status_code == 200
+    refused = batch_get(daemon.base, "Bearer OWNER")
+    assert (refused.status_code, error_message(refused)) == (401, INVALID_CREDENTIALS)
+
+
+def preflight(base, path, origin, headers="content-type, authorization", private=False):
+    extra = {"Access-Control-Request-Private-Network": "true"} if private else {}
+    return requests.options(base + path, headers={"Origin": origin, "Access-Control-Request-Method": "POST",
+                                                  "Access-Control-Request-Headers": headers, **extra}, timeout=10)
+
+
+def test_a_page_elsewhere_may_call_the_browser_sdks_routes_without_credentials(daemon, api):
+    answer = preflight(daemon.base, SIGN_UP, "https://evil.example", private=True)
+    assert answer.status_code == 204
+    assert answer.headers["Access-Control-Allow-Origin"] == "https://evil.example"
+    assert "Access-Control-Allow-Credentials" not in answer.headers
+    assert answer.headers["Access-Control-Allow-Headers"] == "content-type"
+    assert answer.headers["Access-Control-Allow-Private-Network"] == "true"
+    created = requests.post(daemon.base + SIGN_UP, json={"email": "x@example.com", "password": "secret123"},
+                            headers={"Origin": "https://evil.example"}, timeout=10)
+    assert created.status_code == 200 and created.json()["email"] == "x@example.com"
+    assert created.headers["Access-Control-Allow-Origin"] == "https://evil.example"
+    assert "Access-Control-Allow-Credentials" not in created.headers
+
+
+def test_a_page_elsewhere_may_not_call_admin_or_emulator_routes(daemon, api):
+    ok(api.v1("accounts:signUp", {"email": "kept@example.com", "password": "secret123"}))
+    for method, path in (("OPTIONS", BATCH_GET), ("GET", BATCH_GET), ("DELETE", WIPE), ("OPTIONS", WIPE),
+                         ("POST", "/emulator/v1/clock:advance"), ("GET", f"/emulator/v1/projects/{PROJECT}/oobCodes"),
+                         ("GET", "/emulator/ui/")):
+        refused = requests.request(method, daemon.base + path, headers={"Origin": "https://evil.example",
+                                                                        "Authorization": "Bearer owner"}, timeout=10)
+        assert (refused.status_code, error_message(refused)) == (403, REFUSED_PAGE), (method, path)
+        assert refused.json()["error"]["status"] == "PERMISSION_DENIED"
+        assert "Access-Control-Allow-Origin" not in refused.headers
+        assert "Access-Control-Allow-Private-Network" not in refused.headers
+    kept = batch_get(daemon.base, "Bearer owner").json()["users"]
+    assert [user["email"] for user in kept] == ["kept@example.com"]
+
+
+@pytest.mark.parametrize("origin", ["http://localhost:4000", "http://127.0.0.1:5173", "http://[::1]:3000",
+                                    "http://app.localhost:8080"])
+def test_this_machines_pages_may_call_every_route_with_credentials(daemon, origin):
+    answer = preflight(daemon.base, BATCH_GET, origin)
+    assert answer.status_code == 204
+    assert answer.headers["Access-Control-Allow-Origin"] == origin
+    assert answer.headers["Access-Control-Allow-Credentials"] == "true"
+    assert answer.headers["Access-Control-Allow-Headers"] == "content-type, authorization"
+    listed = requests.get(daemon.base + BATCH_GET, headers={"Origin": origin, "Authorization": "Bearer owner"},
+                          timeout=10)
+    assert listed.status_code == 200 and listed.headers["Access-Control-Allow-Origin"] == origin
+
+
+def test_public_urls_origin_is_this_daemons_too(tmp_path):
+    config = tmp_path / "authemu.yaml"
+    config.write_text("public_url: https://auth.team.example\n")
+    daemon = Daemon(tmp_path, extra=["--config", str(config)]).start()
+    try:
+        answer = preflight(daemon.base, WIPE, "https://auth.team.example")
+        assert answer.status_code == 204
+        assert answer.headers["Access-Control-Allow-Origin"] == "https://auth.team.example"
+        named = requests.get(daemon.base + "/healthz", headers={"Host": "auth.team.example"}, timeout=10)
+        assert named.status_code == 200
+    finally:
+        daemon.stop()
+
+
+@pytest.mark.parametrize("host", ["evil.example:9099", "evil.example", "192.168.1.10:9099", "localhost.evil.example"])
+def test_a_loopback_listener_refuses_a_host_that_does_not_name_it(daemon, host):
+    refused = requests.get(daemon.base + "/emulator/ui/", headers={"Host": host}, timeout=10)
+    assert (refused.status_code, refused.json()["error"]["status"]) == (403, "PERMISSION_DENIED")
+    assert error_message(refused) == (f"Host {host} does not name this daemon: a loopback listener answers "
+                                      "localhost, 127.0.0.1, [::1] and public_url's host.")
+
+
+@pytest.mark.parametrize("host", ["localhost:9099", "127.0.0.1:9099", "[::1]:9099", "LOCALHOST", "10.0.2.2:9099",
+                                  "127.0.0.2", "ci.localhost:9099"])
+def test_a_loopback_listener_answers_its_names_and_the_android_emulators(daemon, host):
+    assert requests.get(daemon.base + "/healthz", headers={"Host": host}, timeout=10).status_code == 200
+
+
+@pytest.fixture
+def evil_browser():
+    """Chromium resolving evil.test to 127.0.0.1, as DNS rebinding would; a page server for it."""
+    pages = StaticServer()
+    driver = start_chromium(pages.port, resolve=["evil.test"])
+    yield driver, pages
+    stop_chromium(driver)
+    pages.stop()
+
+
+FETCH = """
+const [url, init, done] = arguments;
+fetch(url, init).then(r => r.text().then(t => done({status: r.status, body: t})),
+                      e => done({error: String(e)}));
+"""
+
+
+def test_in_chromium_a_page_elsewhere_cannot_read_accounts_or_wipe_them_but_can_sign_up(daemon, api, evil_browser):
+    driver, pages = evil_browser
+    ok(api.v1("accounts:signUp", {"email": "kept@example.com", "password": "secret123"}))
+    driver.get(f"http://evil.test:{pages.port}/app.html")
+    read = driver.execute_async_script(FETCH, daemon.base + BATCH_GET, {"headers": {"Authorization": "Bearer owner"}})
+    assert read == {"error": "TypeError: Failed to fetch"}
+    wiped = driver.execute_async_script(FETCH, daemon.base + WIPE, {"method": "DELETE"})
+    assert wiped == {"error": "TypeError: Failed to fetch"}
+    # A form-like POST needs no preflight: the daemon refuses it before any handler runs.
+    advanced = driver.execute_async_script(
+        FETCH, daemon.base + "/emulator/v1/clock:advance", {"method": "POST", "mode": "no-cors", "body": "{}"})
+    assert advanced == {"status": 0, "body": ""}
+    assert requests.get(daemon.base + "/emulator/v1/clock", timeout=10).json()["offsetSeconds"] == 0
+    signed_up = driver.execute_async_script(FETCH, daemon.base + SIGN_UP, {
+        "method": "POST", "headers": {"Content-Type": "application/json"},
+        "body": '{"email":"page@example.com","password":"secret123"}'})
+    assert signed_up["status"] == 200 and '"email":"page@example.com"' in signed_up["body"]
+    emails = sorted(user["email"] for user in batch_get(daemon.base, "Bearer owner").json()["users"])
+    assert emails == ["kept@example.com", "page@example.com"]
+
+
+def test_in_chromium_a_rebound_name_gets_no_inspector(daemon, evil_browser):
+    driver, _ = evil_browser
+    driver.get(f"http://evil.test:{daemon.port}/emulator/ui/")
+    text = driver.find_element("tag name", "body").text
+    assert f"Host evil.test:{daemon.port} does not name this daemon" in text
+    assert "csrf" not in driver.page_source.lower()
+    assert driver.get_cookies() == []
+    driver.get(f"http://localhost:{daemon.port}/emulator/ui/")
+    assert "Users" in driver.title or "authemu" in driver.title.lower()
