@@ -72,7 +72,11 @@ struct PageRequest: Sendable {
     var inspector: InspectorPages { services.inspector }
     var query: Parameters { request.uri.queryParameters }
 
-    func parameter(_ name: String) -> String { parameters.get(name) ?? "" }
+    /// A path parameter, percent-decoded (a uid with a space, `/`, `?`, `%` or `ä` arrives escaped).
+    func parameter(_ name: String) -> String {
+        let raw = parameters.get(name) ?? ""
+        return raw.removingPercentEncoding ?? raw
+    }
 
     /// The scope of an inspector page: `projects/{project}` or `projects/{project}/tenants/{tenant}`.
     var inspectorScope: Scope {

@@ -21,6 +21,8 @@ struct Serve: AsyncParsableCommand {
         LogSettings.shared.level = Logger.Level(rawValue: layer.logLevel ?? "info") ?? .info
         let logger = Logger(label: "authemu")
         fixed.logSources(logger)
+        let files = FileDescriptorLimit.raiseToHard()
+        logger.debug("open files limit \(files.after) (was \(files.before))")
 
         let (opened, emulator) = try await Self.openStoreAndEmulator(appConfig, logger: logger)
         let store = opened.store

@@ -29,8 +29,35 @@ struct OpenedStore {
                 connectionExecutor: { EventLoopTaskExecutor($0) }
             ) { await store.close() }
         }
-        let store = try SQLiteStore(path: config.dataPath)
+        let store: SQLiteStore
+        do {
+            store = try SQLiteStore(path: config.dataPath)
+        } catch let error as StoreOpenError {
+            throw error
+        } catch {
+            throw StoreOpenError(Self.explain(path: config.dataPath, error))
+        }
         return OpenedStore(store: store, location: config.dataPath) { try? store.close() }
+    }
+
+    /// Why a database file could not be opened, naming it, and how to fix a permission problem
+    /// (a volume first written by another uid, a directory this user cannot write).
+    static func explain(path: String, _ error: any Error) -> String {
+        let files = FileManager.default
+        let who = "this process (uid \(getuid()), gid \(getgid()))"
+        let directory =
+            (path as NSString).deletingLastPathComponent.isEmpty
+            ? "." : (path as NSString).deletingLastPathComponent
+        for file in [path, path + "-wal", path + "-shm"] where files.fileExists(atPath: file) {
+            if !files.isWritableFile(atPath: file) {
+                return "\(file) exists but \(who) cannot write it: make it writable by this user or its group "
+                    + "(a container volume: chmod -R g+w, the image runs its user in group 0)"
+            }
+        }
+        if !files.fileExists(atPath: path), !files.isWritableFile(atPath: directory) {
+            return "cannot create \(path): \(who) cannot write the directory \(directory)"
+        }
+        return "\(path): \(error)"
     }
 }
 

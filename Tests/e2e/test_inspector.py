@@ -1,6 +1,9 @@
 """The inspector (/emulator/ui) in real headless Chromium, as a developer at a desk uses it."""
+import html
 import time
+import urllib.parse
 
+import pytest
 import requests
 from selenium.common.exceptions import NoAlertPresentException, StaleElementReferenceException
 from selenium.webdriver.common.by import By
@@ -201,3 +204,11 @@ def test_the_header_says_when_the_clock_is_frozen_or_moved(api, daemon, browser)
     ok(requests.post(f"{daemon.base}/emulator/v1/clock:reset", json={}))
     browser.get(f"{daemon.base}/emulator/ui/")
     assert browser.find_elements(By.CSS_SELECTOR, '[data-testid="clock"]') == []
+
+
+@pytest.mark.parametrize("uid", ["with space", "slash/inside", "query?mark", "per%cent", "umläut"])
+def test_a_user_whose_uid_needs_escaping_opens_in_the_page(api, daemon, uid):
+    ok(api.v1(f"projects/{PROJECT}/accounts", {"localId": uid, "email": "escaped@example.com"}, admin=True))
+    page = requests.get(f"{daemon.base}{UI}/users/{urllib.parse.quote(uid, safe='')}", timeout=10)
+    assert page.status_code == 200, page.text
+    assert html.escape(uid) in page.text and "escaped@example.com" in page.text

@@ -1,5 +1,7 @@
 """A daemon safe to share (issue 42): an admin credential that means something, no page of
 another origin driving the daemon (CORS), no DNS rebinding (Host). docs/security.md."""
+import time
+
 import pytest
 import requests
 
@@ -170,3 +172,89 @@ def test_in_chromium_a_rebound_name_gets_no_inspector(daemon, evil_browser):
     assert driver.get_cookies() == []
     driver.get(f"http://localhost:{daemon.port}/emulator/ui/")
     assert "Users" in driver.title or "authemu" in driver.title.lower()
+
+
+def test_an_email_with_a_control_character_is_invalid_email(api):
+    for email in ("a\nforged line@x.com", "tab\t@x.com", "nul\u0000@x.com", "del\u007f@x.com", "sep\u2028@x.com"):
+        answer = api.v1("accounts:signUp", {"email": email, "password": "secret123"})
+        assert (answer.status_code, error_message(answer)) == (400, "INVALID_EMAIL"), repr(email)
+        created = api.v1(f"projects/{PROJECT}/accounts", {"email": email}, admin=True)
+        assert (created.status_code, error_message(created)) == (400, "INVALID_EMAIL"), repr(email)
+
+
+def test_the_text_log_escapes_control_characters_from_a_request(tmp_path):
+    daemon = Daemon(tmp_path).start()
+    try:
+        signed_up = ok(requests.post(daemon.base + SIGN_UP, json={"email": "log@example.com", "password": "secret123",
+                                                                 "returnSecureToken": True}, timeout=10))
+        revoked = requests.post(f"{daemon.base}{TOOLKIT}/v2/accounts:revokeToken?key=k",
+                                json={"idToken": signed_up.json()["idToken"], "providerId": "apple.com\nforged line\u001b[2J",
+                                      "tokenType": "ACCESS_TOKEN", "token": "t"}, timeout=10)
+        assert revoked.status_code == 200, revoked.text
+    finally:
+        daemon.stop()
+    lines = daemon.log.read_text().splitlines()
+    assert not [line for line in lines if line.startswith("forged line")]
+    assert [line for line in lines if "revoked the apple.com\\nforged line\\u{1B}[2J ACCESS_TOKEN of" in line]
+
+
+def test_the_open_files_limit_is_raised_to_the_hard_limit(tmp_path):
+    import subprocess
+    from conftest import BINARY, free_port
+
+    port = free_port()
+    proc = subprocess.Popen(["prlimit", "--nofile=1024:8192", BINARY, "serve", "--port", str(port), "--ephemeral",
+                             "--project", PROJECT], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(400):  # until it is ready, as conftest's Daemon waits
+            try:
+                if requests.get(f"http://127.0.0.1:{port}/readyz", timeout=1).status_code == 200:
+                    break
+            except requests.ConnectionError:
+                assert proc.poll() is None, "authemu exited"
+                time.sleep(0.05)
+        limits = open(f"/proc/{proc.pid}/limits").read().splitlines()
+        assert [line.split()[3:5] for line in limits if line.startswith("Max open files")] == [["8192", "8192"]]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+
+
+def test_a_state_file_this_uid_cannot_write_stops_start_up_with_how_to_fix_it():
+    """As uid 65534 (root writes everything): a directory it cannot write, then a database it
+    cannot write; both stop start-up (exit 2) with the path and the reason."""
+    import os
+    import shutil
+    import subprocess
+    import tempfile
+
+    from conftest import BINARY
+
+    work = tempfile.mkdtemp(prefix="authemu-perm-")
+    try:
+        os.chmod(work, 0o755)
+        binary = shutil.copy(BINARY, os.path.join(work, "authemu"))
+        locked = os.path.join(work, "locked")
+        os.mkdir(locked, 0o755)
+
+        def serve(data):
+            return subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", binary, "serve",
+                                   "--data", data, "--port", "0"], capture_output=True, text=True, timeout=30)
+
+        created = serve(os.path.join(locked, "state.sqlite"))
+        assert created.returncode == 2
+        assert created.stderr.strip() == (
+            f"authemu: cannot open the database: cannot create {locked}/state.sqlite: this process (uid 65534, "
+            f"gid 65534) cannot write the directory {locked}")
+        os.chmod(locked, 0o777)
+        existing = os.path.join(locked, "theirs.sqlite")
+        subprocess.run([binary, "reset", "--data", existing], check=True, capture_output=True)
+        os.chmod(existing, 0o644)
+        refused = serve(existing)
+        assert refused.returncode == 2
+        assert refused.stderr.strip() == (
+            f"authemu: cannot open the database: {existing} exists but this process (uid 65534, gid 65534) cannot "
+            "write it: make it writable by this user or its group (a container volume: chmod -R g+w, the image "
+            "runs its user in group 0)")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)

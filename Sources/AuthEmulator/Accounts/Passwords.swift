@@ -52,9 +52,20 @@ public enum Validation {
         return !(url.host ?? "").isEmpty
     }
 
+    /// One `@` between two non-empty parts, and no control character (C0, DEL, C1) or line
+    /// separator anywhere: production answers `INVALID_EMAIL` for `"a\nforged line@x.com"`, and
+    /// such an address would forge lines in a text log.
     public static func isEmail(_ value: String) -> Bool {
         let parts = value.split(separator: "@", omittingEmptySubsequences: false)
-        return parts.count == 2 && !parts[0].isEmpty && !parts[1].isEmpty
+        return parts.count == 2 && !parts[0].isEmpty && !parts[1].isEmpty && !hasControlCharacter(value)
+    }
+
+    /// Whether `value` holds a C0 or C1 control character, DEL, or U+2028/U+2029.
+    public static func hasControlCharacter(_ value: String) -> Bool {
+        value.unicodeScalars.contains { scalar in
+            scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar.value == 0x2028
+                || scalar.value == 0x2029
+        }
     }
 
     /// E.164: a `+` and 7 to 15 digits.

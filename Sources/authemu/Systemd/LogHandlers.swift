@@ -78,7 +78,9 @@ struct JournalLogHandler: LogHandler {
     }
 }
 
-/// One line per entry on stdout: `2026-… info message key=value` or a JSON object.
+/// One line per entry on stdout: `2026-… info message key=value` or a JSON object. In text, a
+/// control character from whatever source (a request's field, a header) is written escaped
+/// (`\n`, `\u{1B}`), so no value can start a forged line or move the terminal's cursor.
 struct LineLogHandler: LogHandler {
     let label: String
     let json: Bool
@@ -106,11 +108,28 @@ struct LineLogHandler: LogHandler {
             let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
             line = String(decoding: data, as: UTF8.self)
         } else {
-            line = "\(time) \(event.level.rawValue) \(event.message)"
-            let rendered = merged.sorted(by: { $0.key < $1.key }).map { "\($0.key)=\($0.value)" }
+            line = "\(time) \(event.level.rawValue) \(Self.escaped("\(event.message)"))"
+            let rendered = merged.sorted(by: { $0.key < $1.key }).map { "\($0.key)=\(Self.escaped("\($0.value)"))" }
             if !rendered.isEmpty { line += " " + rendered.joined(separator: " ") }
         }
         let output = LogSettings.shared.output
         Self.lock.withLock { output.write(Data((line + "\n").utf8)) }
+    }
+
+    /// `text` with its control characters (C0, DEL, C1, U+2028/9) escaped; as it is otherwise.
+    static func escaped(_ text: String) -> String {
+        guard Validation.hasControlCharacter(text) else { return text }
+        var result = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\n": result += "\\n"
+            case "\r": result += "\\r"
+            case "\t": result += "\\t"
+            case _ where Validation.hasControlCharacter(String(scalar)):
+                result += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
     }
 }

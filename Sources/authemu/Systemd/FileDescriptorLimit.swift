@@ -1,0 +1,24 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// The soft limit of open files, raised to the hard one at start: the default soft limit (1,024)
+/// let about a thousand idle connections, or long-polls, exhaust the daemon. The hard limit is the
+/// administrator's (the unit's `LimitNOFILE=`, a container's `--ulimit nofile=`).
+enum FileDescriptorLimit {
+    /// Raises the soft limit to the hard one (to 1,048,576 when unlimited); returns the soft limit
+    /// in force afterwards, and the one before.
+    @discardableResult
+    static func raiseToHard() -> (before: UInt64, after: UInt64) {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return (0, 0) }
+        let before = UInt64(limit.rlim_cur)
+        let target = limit.rlim_max == rlim_t.max ? rlim_t(1 << 20) : limit.rlim_max  // rlim_t.max: RLIM_INFINITY
+        guard limit.rlim_cur < target else { return (before, before) }
+        limit.rlim_cur = target
+        guard setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return (before, before) }
+        return (before, UInt64(target))
+    }
+}
