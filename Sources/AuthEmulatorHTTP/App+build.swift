@@ -42,12 +42,13 @@ public struct AppConfig: Sendable {
 /// Builds the router with every route and middleware; tests drive it with `app.test(.router)`.
 public func buildRouter(emulator: Emulator, config: AppConfig) -> ExactPathRouter<AuthRequestContext> {
     let router = Router(context: AuthRequestContext.self)
-    // A loopback listener answers only requests that name it (the DNS-rebinding defence).
-    if isLoopbackAddress(config.host) {
-        router.add(middleware: HostCheckMiddleware(listenerHost: config.host, publicURL: config.publicURL))
-    }
-    // CORS is outside the envelope, so every answer carries it: errors are enveloped inside it.
-    router.add(middleware: CORSMiddleware(policy: OriginPolicy(publicURL: config.publicURL, routes: routeTable)))
+    // A loopback listener answers only requests that name it (the DNS-rebinding defence); CORS is
+    // outside the envelope, so every answer carries it: errors are enveloped inside it.
+    router.add(
+        middleware: BrowserDefenceMiddleware(
+            policy: OriginPolicy(publicURL: config.publicURL, routes: routeTable),
+            names: isLoopbackAddress(config.host)
+                ? DaemonNames(listenerHost: config.host, publicURL: config.publicURL) : nil))
     router.add(middleware: ErrorEnvelopeMiddleware())
     let settings = HTTPSettings(
         defaultProjectId: config.projectId, adminToken: config.adminToken, maxBodyBytes: config.maxBodyBytes,

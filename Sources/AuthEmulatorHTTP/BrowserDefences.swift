@@ -76,7 +76,8 @@ struct PathSegmentPattern: Sendable {
     }
 }
 
-/// CORS by route: a trusted origin (`OriginPolicy.isTrusted`) is reflected with credentials, as
+/// The `Host` check (`DaemonNames`) and CORS by route, in one middleware (each middleware is a
+/// call every request pays). CORS: a trusted origin (`OriginPolicy.isTrusted`) is reflected with credentials, as
 /// firebase-tools does for every origin; another origin is reflected on the browser SDKs' routes
 /// only, without credentials and without the `Authorization` header, and refused (403, before any
 /// handler runs) on every other route, so no page elsewhere can read or change the daemon's
@@ -84,12 +85,17 @@ struct PathSegmentPattern: Sendable {
 /// browser SDKs' routes, the only ones a public page may need to reach this daemon on. It runs
 /// outside `ErrorEnvelopeMiddleware`, so error answers carry the headers too: a browser reads
 /// `EMAIL_EXISTS` instead of a CORS failure.
-struct CORSMiddleware<Context: RequestContext>: RouterMiddleware {
+struct BrowserDefenceMiddleware<Context: RequestContext>: RouterMiddleware {
     let policy: OriginPolicy
+    /// On a loopback listener, the names a `Host` may give (nil: not checked; see `DaemonNames`).
+    let names: DaemonNames?
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
         async throws -> Response
     {
+        if let names, let authority = request.head.authority, !names.accepts(authority) {
+            return names.refusal(authority)
+        }
         let origin = request.headers[.origin]
         if origin == nil, request.method != .options { return try await next(request, context) }
         // The inspector's own forms: its pages send no referrer, so Chromium posts them with
@@ -141,7 +147,7 @@ struct CORSMiddleware<Context: RequestContext>: RouterMiddleware {
 /// emulator (`10.0.2.2`) or Genymotion (`10.0.3.2`) reaches the host's loopback by. A page of
 /// `evil.example` whose name was made to resolve to 127.0.0.1 sends `Host: evil.example` and is
 /// refused (403). A request without `Host` (HTTP/1.0) is not a browser's and passes.
-struct HostCheckMiddleware<Context: RequestContext>: RouterMiddleware {
+struct DaemonNames: Sendable {
     let accepted: Set<String>
 
     init(listenerHost: String, publicURL: String?) {
@@ -150,20 +156,15 @@ struct HostCheckMiddleware<Context: RequestContext>: RouterMiddleware {
         accepted = names
     }
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
-        async throws -> Response
-    {
-        guard let authority = request.head.authority, !isAccepted(authority) else {
-            return try await next(request, context)
-        }
-        return ErrorEnvelope.response(
-            for: AuthError(
-                "PERMISSION_DENIED",
-                "Host \(authority.prefix(200)) does not name this daemon: a loopback listener answers "
-                    + "localhost, 127.0.0.1, [::1] and public_url's host.", kind: .permissionDenied))
-    }
+    /// The names nearly every request gives, checked on its bytes without a copy.
+    private static let common: [[UInt8]] = ["127.0.0.1", "localhost", "[::1]"].map { Array($0.utf8) }
 
-    func isAccepted(_ authority: String) -> Bool {
+    func accepts(_ authority: String) -> Bool {
+        let bytes = authority.utf8
+        for name in Self.common where bytes.starts(with: name) {
+            let rest = bytes.dropFirst(name.count)
+            if rest.isEmpty || rest.first == UInt8(ascii: ":") { return true }
+        }
         var host = authority.lowercased()
         if host.hasPrefix("[") {
             host = String(host.prefix(through: host.firstIndex(of: "]") ?? host.index(before: host.endIndex)))
@@ -172,5 +173,13 @@ struct HostCheckMiddleware<Context: RequestContext>: RouterMiddleware {
         }
         let bare = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
         return OriginPolicy.isLoopbackName(host) || accepted.contains(host) || accepted.contains(bare)
+    }
+
+    func refusal(_ authority: String) -> Response {
+        ErrorEnvelope.response(
+            for: AuthError(
+                "PERMISSION_DENIED",
+                "Host \(authority.prefix(200)) does not name this daemon: a loopback listener answers "
+                    + "localhost, 127.0.0.1, [::1] and public_url's host.", kind: .permissionDenied))
     }
 }

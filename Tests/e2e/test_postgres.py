@@ -377,8 +377,10 @@ def test_a_bad_store_url_stops_start_up_naming_the_key(tmp_path):
 
 def test_text_postgresql_cannot_hold_is_a_400_not_a_500(pair):
     a, b, *_ = pair
+    refused = a.v1("accounts:signUp", {"email": "a\u0000b@example.com", "password": "secret123"})
+    assert (refused.status_code, error_message(refused)) == (400, "INVALID_EMAIL")  # before the database
     for answer in [
-        a.v1("accounts:signUp", {"email": "a\u0000b@example.com", "password": "secret123"}),
+        a.v1("accounts:signUp", {"email": "nul@example.com", "password": "secret123", "displayName": "a\u0000b"}),
         a.v1("accounts:lookup", {"localId": ["x\u0000y"]}, admin=True),
         a.v1(f"projects/{PROJECT}/accounts", {"localId": "x\u0000y"}, admin=True),
     ]:
