@@ -99,11 +99,15 @@ struct RouteRegistration<Context: RequestContext> {
     let exact: ExactPaths<Context>
     let services: RouteServices
 
+    /// Every route, and `HEAD` beside every `GET`: the same handler, whose body SwiftNIO's
+    /// encoder leaves out of the answer to a `HEAD` (the headers, `Content-Length` included, stay).
     func register(_ routes: [Route]) {
         for route in routes {
             let respond = responder(route)
-            router.on(RouterPath(route.path), method: route.method, use: respond)
-            exact.add(route.path, method: route.method, middlewares: router.middlewares, handler: respond)
+            for method in route.method == .get ? [.get, .head] : [route.method] {
+                router.on(RouterPath(route.path), method: method, use: respond)
+                exact.add(route.path, method: method, middlewares: router.middlewares, handler: respond)
+            }
         }
     }
 

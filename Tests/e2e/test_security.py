@@ -258,3 +258,18 @@ def test_a_state_file_this_uid_cannot_write_stops_start_up_with_how_to_fix_it():
             "runs its user in group 0)")
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+@pytest.mark.parametrize("path", ["/", "/healthz", "/readyz", "/emulator/ui/", f"/emulator/v1/projects/{PROJECT}/config",
+                                  f"{TOOLKIT}/v1/projects?key=k"])
+def test_head_answers_wherever_get_does_with_the_same_headers_and_no_body(daemon, path):
+    get = requests.get(daemon.base + path, timeout=10)
+    head = requests.head(daemon.base + path, timeout=10)
+    assert (head.status_code, head.content) == (get.status_code, b"")
+    assert head.headers["Content-Type"] == get.headers["Content-Type"]
+    assert head.headers.get("Content-Length") == get.headers.get("Content-Length")
+
+
+def test_head_on_a_post_only_route_is_a_404(daemon):
+    head = requests.head(daemon.base + SIGN_UP, timeout=10)
+    assert (head.status_code, head.content) == (404, b"")
