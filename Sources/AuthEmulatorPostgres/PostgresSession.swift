@@ -63,8 +63,9 @@ struct PostgresSession {
         try await result(sql, binds).metadata.rows ?? 0
     }
 
-    /// A statement sent without waiting for its answer; `check` waits for it. The connection runs
-    /// statements in order, so the next one goes out at once, in the same write as this one.
+    /// A statement sent without waiting for its answer; `check` waits for it. postgres-nio 1.33
+    /// queues it and writes the next statement only once this one has answered (one query in
+    /// flight per connection), so this saves the body a turn on the event loop, not a round trip.
     struct Pending {
         let future: EventLoopFuture<PostgresQueryResult>
 

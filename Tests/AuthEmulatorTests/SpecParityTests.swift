@@ -390,65 +390,6 @@ struct SpecParityTests {
     }
 
     @Test(
-        "CORS: every OPTIONS is a preflight (204, origin and headers reflected) for this machine's pages; a foreign origin only on client routes"
-    )
-    func cors() async throws {
-        let harness = try Harness()
-        try await harness.run { client in
-            let privateNetwork = HTTPField.Name("Access-Control-Request-Private-Network")!
-            let requested = "Authorization,X-Client-Version,X-Whatever-Header"
-            // firebase-tools' own test (no Access-Control-Request-Method, on the root path), from a
-            // loopback origin: everything reflected, as there.
-            let preflight = try await client.call(
-                .options, "/", key: false,
-                headers: [
-                    .origin: "http://localhost:4000", .accessControlRequestHeaders: requested, privateNetwork: "true",
-                ])
-            #expect(preflight.status == 204)
-            #expect(preflight.headers[.accessControlAllowOrigin] == "http://localhost:4000")
-            #expect(preflight.headers[.accessControlAllowHeaders] == requested)
-            #expect(preflight.headers[.accessControlAllowMethods] == "GET,HEAD,PUT,PATCH,POST,DELETE")
-            #expect(preflight.headers[HTTPField.Name("Access-Control-Allow-Private-Network")!] == nil)
-            // The same from another origin (authemu diverges, docs/security.md): refused on any route
-            // but the browser SDKs', which answer without credentials and without Authorization.
-            let foreign = try await client.call(
-                .options, "/", key: false,
-                headers: [.origin: "example.com", .accessControlRequestHeaders: requested, privateNetwork: "true"])
-            #expect(foreign.status == 403)
-            #expect(foreign.headers[.accessControlAllowOrigin] == nil)
-            let foreignClient = try await client.call(
-                .options, "/identitytoolkit.googleapis.com/v1/accounts:signUp", key: false,
-                headers: [.origin: "example.com", .accessControlRequestHeaders: requested, privateNetwork: "true"])
-            #expect(foreignClient.status == 204)
-            #expect(foreignClient.headers[.accessControlAllowOrigin] == "example.com")
-            #expect(foreignClient.headers[.accessControlAllowCredentials] == nil)
-            #expect(foreignClient.headers[.accessControlAllowHeaders] == "X-Client-Version, X-Whatever-Header")
-            #expect(foreignClient.headers[HTTPField.Name("Access-Control-Allow-Private-Network")!] == "true")
-            // A browser's preflight of an API call, and one without an Origin (express `cors` answers it too).
-            let api = try await client.call(
-                .options, "/identitytoolkit.googleapis.com/v1/accounts:signUp", key: false,
-                headers: [.origin: "http://localhost:5173", .accessControlRequestMethod: "POST"])
-            #expect(api.status == 204)
-            #expect(api.headers[.accessControlAllowOrigin] == "http://localhost:5173")
-            #expect(api.headers[.accessControlAllowCredentials] == "true")
-            let bare = try await client.call(.options, "/identitytoolkit.googleapis.com/v1/accounts:lookup", key: false)
-            #expect(bare.status == 204)
-            #expect(bare.headers[.accessControlAllowOrigin] == nil)
-            // An actual request with an Origin gets it back; one without gets no CORS headers.
-            let body = #"{"email":"cors@example.com","password":"secret123"}"#
-            let signUp = try await client.call(
-                .post, "/identitytoolkit.googleapis.com/v1/accounts:signUp", body,
-                headers: [.origin: "http://localhost:5173"])
-            #expect(signUp.status == 200)
-            #expect(signUp.headers[.accessControlAllowOrigin] == "http://localhost:5173")
-            let plain = try await client.call(
-                .post, "/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword", body)
-            #expect(plain.status == 200)
-            #expect(plain.headers[.accessControlAllowOrigin] == nil)
-        }
-    }
-
-    @Test(
         "/ points at /emulator/openapi.json: every route keyed relative to its server, with parameters and credential")
     func openAPIDocument() async throws {
         let harness = try Harness()
