@@ -14,6 +14,8 @@ public struct ActivatedSocketServer: Service {
     let responder: ExactPathRouter<AuthRequestContext>.Responder
     let logger: Logger
     let connectionExecutor: ConnectionExecutor?
+    let limits: ConnectionLimits
+    let maxBodyBytes: Int
     let onServerRunning: @Sendable (any Channel) async -> Void
 
     public init(
@@ -24,6 +26,8 @@ public struct ActivatedSocketServer: Service {
         self.responder = buildRouter(emulator: emulator, config: config).buildResponder()
         self.logger = logger
         self.connectionExecutor = connectionExecutor
+        self.limits = config.connections
+        self.maxBodyBytes = config.maxBodyBytes
         self.onServerRunning = onServerRunning
     }
 
@@ -31,7 +35,10 @@ public struct ActivatedSocketServer: Service {
         let responder = self.responder
 
         let logger = self.logger
-        let childChannel = HTTP1ClosingChannel(executor: connectionExecutor) { request, responseWriter, channel in
+        let open = OpenConnections(maximum: limits.maxConnections)
+        let childChannel = HTTP1ClosingChannel(
+            executor: connectionExecutor, limits: limits, maxBodyBytes: maxBodyBytes, open: open
+        ) { request, responseWriter, channel in
             let context = AuthRequestContext(source: .init(channel: channel, logger: logger))
             var response: Response
             do {
@@ -44,6 +51,12 @@ public struct ActivatedSocketServer: Service {
         }
         let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 256)
+            .serverChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(
+                        AvailableConnectionsChannelHandler(delegate: ConnectionGate(open: open)))
+                }
+            }
             .childChannelOption(.allowRemoteHalfClosure, value: true)
             .bind(NIOBSDSocket.Handle(descriptor)) { channel in childChannel.setup(channel: channel, logger: logger) }
         await onServerRunning(server.channel)

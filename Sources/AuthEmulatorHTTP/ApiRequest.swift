@@ -2,6 +2,7 @@ import AuthEmulator
 import Foundation
 import HTTPTypes
 import Hummingbird
+import NIOCore
 
 /// Which credential a route takes (firebase-tools' security schemes, per operation).
 enum Access {
@@ -11,8 +12,12 @@ enum Access {
     case admin
     /// API key only (securetoken).
     case apiKey
-    /// Emulator endpoints: no credential.
+    /// Public endpoints (signing keys, health, the action and IdP pages): no credential.
     case open
+    /// The emulator API (codes, links, config, reset, app-verification stubs): no credential on a
+    /// loopback listener, nor off loopback with the default token, as firebase-tools; off loopback
+    /// with an `admin_token` of one's own, that credential.
+    case emulator
     /// Emulator endpoints that act on the whole daemon (the clock): no credential on a loopback
     /// listener, the admin credential on any other.
     case emulatorAdmin
@@ -28,6 +33,8 @@ struct ApiRequest: Sendable {
     /// `{config}` of IdP-config item paths (project and tenant come as `caller.scope`).
     var configId: String
     let emulator: Emulator
+    /// The connection, when served over one (not in `app.test(.router)`).
+    var channel: (any Channel)? = nil
 
     func queryValue(_ name: String) -> String? { query[name]?.first }
 
@@ -51,6 +58,10 @@ struct ApiRequest: Sendable {
             || (request.headers[HTTPField.Name("x-goog-api-key")!].map { !$0.isEmpty } ?? false)
         switch access {
         case .open, .ui: break
+        case .emulator:
+            if !isAdmin, !settings.loopbackOnly, settings.hasOwnAdminToken {
+                throw AuthError.adminCredentialOffLoopback
+            }
         case .emulatorAdmin:
             if !isAdmin, !settings.loopbackOnly { throw AuthError.adminCredentialOffLoopback }
         case .client:
@@ -67,8 +78,8 @@ struct ApiRequest: Sendable {
             }
         }
         var projectId = context.parameters.get("project") ?? settings.defaultProjectId
-        if let target = body["targetProjectId"]?.stringValue, !target.isEmpty, access != .open,
-            access != .emulatorAdmin
+        if let target = body["targetProjectId"]?.stringValue, !target.isEmpty,
+            ![.open, .emulator, .emulatorAdmin].contains(access)
         {
             guard isAdmin else {
                 throw AuthError("INSUFFICIENT_PERMISSION", "Only authenticated requests can specify target_project_id.")
@@ -89,7 +100,26 @@ struct ApiRequest: Sendable {
             caller: Caller(
                 scope: scope, isAdmin: isAdmin, clientIP: forwarded ?? peer,
                 requestOrigin: requestOrigin(request.head.authority)),
-            configId: context.parameters.get("config") ?? "", emulator: services.emulator)
+            configId: context.parameters.get("config") ?? "", emulator: services.emulator,
+            channel: (context as? AuthRequestContext)?.channel)
+    }
+
+    /// Runs a long-poll, cancelled when the client leaves (its connection closes, or its input
+    /// ends while it waits), so a departed client's wait holds no socket until it expires.
+    /// A request that does not wait runs as it is.
+    func untilClientLeaves<T: Sendable>(
+        waiting: Bool, _ body: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
+        guard waiting, let channel, let departure = await ConnectionGuard.departure(of: channel) else {
+            return try await body()
+        }
+        let task = Task { try await body() }
+        departure.whenComplete { _ in task.cancel() }
+        return try await withTaskCancellationHandler {
+            try await task.value
+        } onCancel: {
+            task.cancel()
+        }
     }
 
     /// `http://host[:port]` from the request's `Host`, if it is nothing more than that.
@@ -138,10 +168,18 @@ struct ApiRequest: Sendable {
             return formBody(String(decoding: data, as: UTF8.self)).camelCasedKeys()
         }
         if method == .delete, (try? JSONValue.parse(data)) == nil { return .object([:]) }
+        if data.count > 2 * maxJSONValues, JSONValue.valueCount(data, stoppingAfter: maxJSONValues) > maxJSONValues {
+            throw AuthError.malformedJSON("The body holds more than \(maxJSONValues) values.")
+        }
         let value = try JSONValue.parse(data)
         guard value.objectValue != nil else { throw AuthError.invalidJSON("/ must be object") }
         return value.camelCasedKeys()
     }
+
+    /// The most values (numbers, strings, members, elements…) a JSON body may hold: a thousand
+    /// accounts of `accounts:batchCreate` hold about 50,000. A parsed value costs ~100 bytes of
+    /// memory, so a 14 MB body of one 7-million-element array took 525 MB; now at most ~20 MB.
+    static let maxJSONValues = 200_000
 
     /// Whether a Content-Type names a form body (any case, any parameters). On the bytes:
     /// Foundation's `lowercased().contains(_:)` cost 8,000 instructions a request.
@@ -167,6 +205,8 @@ public struct HTTPSettings: Sendable {
     public var maxBodyBytes: Int
     /// Whether only this machine can reach the listener (then `.emulatorAdmin` needs no credential).
     public var loopbackOnly: Bool
+    /// Whether `admin_token` was set to something other than the well-known default.
+    public var hasOwnAdminToken: Bool { adminToken != Self.defaultAdminToken }
 
     public init(
         defaultProjectId: String, adminToken: String = "owner", maxBodyBytes: Int = 16 * 1024 * 1024,

@@ -18,6 +18,8 @@ public struct AppConfig: Sendable {
     public var storeURL: String?
     public var adminToken = "owner"
     public var maxBodyBytes = 16 * 1024 * 1024
+    /// Header, body and idle timeouts, and the connections a listener keeps open.
+    public var connections = ConnectionLimits()
     /// Base of links in emails; defaults to `http://host:port`.
     public var publicURL: String?
     /// Per-project settings from the configuration file (v2 Config / Tenant shapes).
@@ -92,9 +94,14 @@ public func buildApplication(
     onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
 ) -> some ApplicationProtocol {
     let router = buildRouter(emulator: emulator, config: config)
+    let open = OpenConnections(maximum: config.connections.maxConnections)
     return Application(
-        router: router, server: .http1ClosingHTTP10(executor: connectionExecutor),
-        configuration: .init(address: .hostname(config.host, port: config.port), serverName: "authemu"),
+        router: router,
+        server: .http1ClosingHTTP10(
+            executor: connectionExecutor, limits: config.connections, maxBodyBytes: config.maxBodyBytes, open: open),
+        configuration: .init(
+            address: .hostname(config.host, port: config.port), serverName: "authemu",
+            availableConnectionsDelegate: ConnectionGate(open: open)),
         onServerRunning: onServerRunning,
         logger: logger)
 }

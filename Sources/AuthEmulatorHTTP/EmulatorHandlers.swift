@@ -37,7 +37,10 @@ enum EmulatorHandlers {
 
     static func smsMessages(_ request: ApiRequest) async throws -> JSONValue {
         let query = try SmsQueryParameters.parse(request)
-        let messages = try await request.emulator.smsMessages(request.caller.scope, query.filter, wait: query.wait)
+        let (emulator, scope) = (request.emulator, request.caller.scope)
+        let messages = try await request.untilClientLeaves(waiting: query.wait > 0) {
+            try await emulator.smsMessages(scope, query.filter, wait: query.wait)
+        }
         return .object(["smsMessages": .array(messages.map(\.wireValue))])
     }
 
@@ -54,8 +57,11 @@ enum EmulatorHandlers {
 
     static func apnsPushes(_ request: ApiRequest) async throws -> JSONValue {
         let query = try SmsQueryParameters.parse(request)
-        let pushes = try await request.emulator.apnsPushes(
-            request.caller.scope, afterId: query.filter.afterId, limit: query.filter.limit, wait: query.wait)
+        let (emulator, scope) = (request.emulator, request.caller.scope)
+        let pushes = try await request.untilClientLeaves(waiting: query.wait > 0) {
+            try await emulator.apnsPushes(
+                scope, afterId: query.filter.afterId, limit: query.filter.limit, wait: query.wait)
+        }
         return .object(["apnsPushes": .array(pushes.map(\.wireValue))])
     }
 

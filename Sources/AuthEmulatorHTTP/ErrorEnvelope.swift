@@ -8,6 +8,12 @@ import NIOCore
 /// `{"error":{"code":400,"message":"CODE : detail","errors":[{…}],"status"?:…}}`.
 enum ErrorEnvelope {
     static func response(for error: AuthError) -> Response {
+        let (status, body) = envelope(for: error)
+        return JSONResponse.make(body, status: status)
+    }
+
+    /// The status and the JSON body of an error's answer.
+    static func envelope(for error: AuthError) -> (HTTPResponse.Status, JSONValue) {
         let (status, statusText, reason, extra): (HTTPResponse.Status, String?, String, [String: JSONValue]) =
             switch error.kind {
             case .badRequest: (.badRequest, nil, "invalid", ["domain": "global"])
@@ -31,7 +37,7 @@ enum ErrorEnvelope {
             "code": .number(Double(status.code)), "message": .string(error.message), "errors": .array([.object(item)]),
         ]
         if let statusText { body["status"] = .string(statusText) }
-        return JSONResponse.make(.object(["error": .object(body)]), status: status)
+        return (status, .object(["error": .object(body)]))
     }
 }
 
@@ -58,9 +64,7 @@ struct ErrorEnvelopeMiddleware<Context: RequestContext>: RouterMiddleware {
             switch error.status {
             case .notFound: return ErrorEnvelope.response(for: .routeNotFound)
             case .contentTooLarge:
-                return ErrorEnvelope.response(
-                    for: AuthError(
-                        "PAYLOAD_TOO_LARGE", "The request body exceeds the configured limit.", kind: .payloadTooLarge))
+                return ErrorEnvelope.response(for: .bodyTooLarge)
             case .methodNotAllowed: return ErrorEnvelope.response(for: .routeNotFound)
             default:
                 return ErrorEnvelope.response(
@@ -68,9 +72,7 @@ struct ErrorEnvelopeMiddleware<Context: RequestContext>: RouterMiddleware {
                         "INVALID_ARGUMENT", error.body ?? "\(error.status)", kind: .invalidArgument(reason: "invalid")))
             }
         } catch is NIOTooManyBytesError {
-            return ErrorEnvelope.response(
-                for: AuthError(
-                    "PAYLOAD_TOO_LARGE", "The request body exceeds the configured limit.", kind: .payloadTooLarge))
+            return ErrorEnvelope.response(for: .bodyTooLarge)
         } catch {
             context.logger.error("unexpected error: \(error)")
             return ErrorEnvelope.response(

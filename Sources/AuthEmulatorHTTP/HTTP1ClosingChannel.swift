@@ -11,24 +11,37 @@ import NIOHTTPTypesHTTP1
 /// a request (`bench/README.md`, "Session 20").
 public typealias ConnectionExecutor = @Sendable (any EventLoop) -> any TaskExecutor
 
-/// Hummingbird's HTTP/1 channel, plus one handler: an HTTP/1.0 request without keep-alive gets
-/// `Connection: close`, so the connection closes after the response (ApacheBench and some
-/// health checkers wait for that; a bare Hummingbird server leaves it open).
+/// Hummingbird's HTTP/1 channel, plus two handlers: the connection's guard (timeouts, early 413,
+/// `100 Continue`, enveloped parser errors; `ConnectionGuard`), and an HTTP/1.0 request without
+/// keep-alive gets `Connection: close`, so the connection closes after the response (ApacheBench
+/// and some health checkers wait for that; a bare Hummingbird server leaves it open).
 struct HTTP1ClosingChannel: ServerChildChannel, HTTPChannelHandler {
-    init(executor: ConnectionExecutor? = nil, responder: @escaping HTTPChannelHandler.Responder) {
+    init(
+        executor: ConnectionExecutor? = nil, limits: ConnectionLimits, maxBodyBytes: Int, open: OpenConnections,
+        responder: @escaping HTTPChannelHandler.Responder
+    ) {
         self.executor = executor
+        self.limits = limits
+        self.maxBodyBytes = maxBodyBytes
+        self.open = open
         self.responder = responder
     }
 
     typealias Value = NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>
 
     let executor: ConnectionExecutor?
+    let limits: ConnectionLimits
+    let maxBodyBytes: Int
+    let open: OpenConnections
     let responder: HTTPChannelHandler.Responder
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
+            let connectionGuard = ConnectionGuard(limits: limits, maxBodyBytes: maxBodyBytes, open: open)
+            try channel.pipeline.syncOperations.addHandler(ByteArrival(connectionGuard))
             try channel.pipeline.syncOperations.configureHTTPServerPipeline(
                 withPipeliningAssistance: false, withErrorHandling: false, withOutboundHeaderValidation: false)
+            try channel.pipeline.syncOperations.addHandler(connectionGuard)
             try channel.pipeline.syncOperations.addHandler(HTTP10ConnectionCloseHandler())
             try channel.pipeline.syncOperations.addHandler(HTTP1ToHTTPServerCodec(secure: false))
             try channel.pipeline.syncOperations.addHandler(HTTPConnectionStateHandler(logger: logger))
@@ -63,8 +76,14 @@ final class HTTP10ConnectionCloseHandler: ChannelInboundHandler, RemovableChanne
 }
 
 extension HTTPServerBuilder {
-    /// HTTP/1.1 with HTTP/1.0 `Connection: close` semantics, handlers on `executor` if given.
-    static func http1ClosingHTTP10(executor: ConnectionExecutor?) -> HTTPServerBuilder {
-        .init { responder in HTTP1ClosingChannel(executor: executor, responder: responder) }
+    /// HTTP/1.1 with HTTP/1.0 `Connection: close` semantics and the connection's guard, handlers
+    /// on `executor` if given.
+    static func http1ClosingHTTP10(
+        executor: ConnectionExecutor?, limits: ConnectionLimits, maxBodyBytes: Int, open: OpenConnections
+    ) -> HTTPServerBuilder {
+        .init { responder in
+            HTTP1ClosingChannel(
+                executor: executor, limits: limits, maxBodyBytes: maxBodyBytes, open: open, responder: responder)
+        }
     }
 }

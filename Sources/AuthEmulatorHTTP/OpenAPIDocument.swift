@@ -117,7 +117,7 @@ enum OpenAPIDocument {
         case .apiKey: .array([apiKey, apiKeyHeader])
         case .admin: .array([.object(["admin": .array([])])])
         case .open, .ui: nil
-        case .emulatorAdmin: .array([.object([:]), .object(["admin": .array([])])])
+        case .emulator, .emulatorAdmin: .array([.object([:]), .object(["admin": .array([])])])
         }
     }
 

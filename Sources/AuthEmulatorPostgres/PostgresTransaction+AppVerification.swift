@@ -77,13 +77,32 @@ extension PostgresTransaction {
         changed(.clock)
     }
 
-    func projectIds() async throws -> [String] {
-        try await session.values(
-            String.self,
-            """
-            SELECT project_id FROM (SELECT DISTINCT project_id FROM users UNION SELECT project_id FROM project_configs
-                UNION SELECT DISTINCT project_id FROM tenants) ids ORDER BY project_id
-            """)
+    /// Each table's next project ids in index order, merged.
+    func projectIds(after: String?, limit: Int) async throws -> [String] {
+        var ids = Set<String>()
+        for table in ["users", "project_configs", "tenants"] {
+            ids.formUnion(
+                try await session.values(
+                    String.self,
+                    "SELECT DISTINCT project_id FROM \(table) WHERE project_id > $1 ORDER BY project_id LIMIT $2",
+                    [.text(after ?? ""), .int(limit)]))
+        }
+        return Array(ids.sorted().prefix(limit))
+    }
+
+    /// A project's next tenant ids with users or created, merged.
+    func tenantIds(projectId: String, after: String?, limit: Int) async throws -> [String] {
+        var ids = Set<String>()
+        for table in ["users", "tenants"] {
+            ids.formUnion(
+                try await session.values(
+                    String.self,
+                    """
+                    SELECT DISTINCT tenant_id FROM \(table) WHERE project_id = $1 AND tenant_id > $2
+                    ORDER BY tenant_id LIMIT $3
+                    """, [.text(projectId), .text(after ?? ""), .int(limit)]))
+        }
+        return Array(ids.sorted().prefix(limit))
     }
 
     /// Each field's own index range (uid, email, phone, display name), merged, in uid order.

@@ -19,6 +19,21 @@ public final class SQLiteStore: AuthStore {
         try self.init(path: path, checkpoints: BackgroundCheckpoint.Thresholds())
     }
 
+    /// A new database file in a group-writable directory (the image's volume, owned by group 0 for
+    /// any uid run in it) is created group-writable too, whatever the umask: SQLite gives its
+    /// `-wal` and `-shm` files the database file's mode, so a later container with another uid
+    /// of the same group can write all three. Elsewhere SQLite creates it as usual.
+    static func createSharedWithGroup(path: String) {
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        guard let mode = try? FileManager.default.attributesOfItem(atPath: directory)[.posixPermissions] as? NSNumber,
+            mode.intValue & 0o020 != 0
+        else { return }
+        let shared = [FileAttributeKey.posixPermissions: NSNumber(value: 0o660 | (mode.intValue & 0o004))]
+        // The umask applies at creation; the mode is set again after it.
+        guard FileManager.default.createFile(atPath: path, contents: nil, attributes: shared) else { return }
+        try? FileManager.default.setAttributes(shared, ofItemAtPath: path)
+    }
+
     /// Opens the database at `path`, checkpointing its WAL at `checkpoints` (tests use small ones).
     init(path: String, checkpoints: BackgroundCheckpoint.Thresholds) throws {
         let url = URL(fileURLWithPath: path)
@@ -26,6 +41,8 @@ public final class SQLiteStore: AuthStore {
             at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         if FileManager.default.fileExists(atPath: path) {
             try SQLiteStore.inspectExisting(path: path)
+        } else {
+            SQLiteStore.createSharedWithGroup(path: path)
         }
         var configuration = Configuration()
         configuration.prepareDatabase { db in

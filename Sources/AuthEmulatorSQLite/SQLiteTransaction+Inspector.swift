@@ -2,22 +2,47 @@ import AuthEmulator
 import GRDB
 
 extension SQLiteTransaction {
-    /// Each table's project ids by seeks on its leading key column (a few projects, however many
-    /// users): `project_id > ?` and the first one, repeated.
-    func projectIds() throws -> [String] {
+    /// Each table's next project ids by seeks on its leading key column (however many users a
+    /// project has): `project_id > ?` and the first one, up to `limit` times; merged.
+    func projectIds(after: String?, limit: Int) throws -> [String] {
         var ids = Set<String>()
         for table in ["users", "project_configs", "tenants"] {
-            var last = ""
-            while let next = try String.fetchOne(
-                cached: db,
-                sql: "SELECT project_id FROM \(table) WHERE project_id > ? ORDER BY project_id LIMIT 1",
-                arguments: [last])
+            var last = after ?? ""
+            var taken = 0
+            while taken < limit,
+                let next = try String.fetchOne(
+                    cached: db,
+                    sql: "SELECT project_id FROM \(table) WHERE project_id > ? ORDER BY project_id LIMIT 1",
+                    arguments: [last])
             {
                 ids.insert(next)
                 last = next
+                taken += 1
             }
         }
-        return ids.sorted()
+        return Array(ids.sorted().prefix(limit))
+    }
+
+    /// A project's next tenant ids with users (seeks on the users' key, as `projectIds`) or
+    /// created, merged.
+    func tenantIds(projectId: String, after: String?, limit: Int) throws -> [String] {
+        var ids = Set<String>()
+        var last = after ?? ""
+        while ids.count < limit,
+            let next = try String.fetchOne(
+                cached: db,
+                sql: "SELECT tenant_id FROM users WHERE project_id = ? AND tenant_id > ? ORDER BY tenant_id LIMIT 1",
+                arguments: [projectId, last])
+        {
+            ids.insert(next)
+            last = next
+        }
+        ids.formUnion(
+            try String.fetchAll(
+                cached: db,
+                sql: "SELECT tenant_id FROM tenants WHERE project_id = ? AND tenant_id > ? ORDER BY tenant_id LIMIT ?",
+                arguments: [projectId, after ?? "", limit]))
+        return Array(ids.sorted().prefix(limit))
     }
 
     /// Each field's own index range (uid: the primary key; email, phone and display name: their

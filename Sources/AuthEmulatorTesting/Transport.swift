@@ -105,7 +105,10 @@ extension AuthEmulator {
         }
         var request = URLRequest(url: url, timeoutInterval: timeout)
         request.httpMethod = method
-        if admin { request.setValue("Bearer \(adminToken)", forHTTPHeaderField: "Authorization") }
+        // The emulator API takes the token too: off loopback, a daemon with a token of its own needs it.
+        if admin || path.hasPrefix("/emulator/v1/") {
+            request.setValue("Bearer \(adminToken)", forHTTPHeaderField: "Authorization")
+        }
         if let body {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
             request.httpBody = try JSONEncoder().encode(body)

@@ -12,6 +12,11 @@ struct Codes: AsyncParsableCommand {
     @Option(help: "Seconds to wait for a code to arrive (at most 30).") var wait: Double = 0
     @Flag(help: "Print the whole outbox message as JSON.") var json = false
     @Option(help: "Base URL of the daemon.") var url = "http://127.0.0.1:9099"
+    @Option(
+        help:
+            "Admin token, sent when set: off loopback a daemon with an admin_token of its own needs it (default AUTHEMU_ADMIN_TOKEN)."
+    )
+    var adminToken: String? = ProcessInfo.processInfo.environment["AUTHEMU_ADMIN_TOKEN"]
 
     func run() async throws {
         var path = "/emulator/v1/projects/\(project)"
@@ -25,8 +30,9 @@ struct Codes: AsyncParsableCommand {
         components.queryItems = items
         let query = (components.percentEncodedQuery ?? "").replacingOccurrences(of: "+", with: "%2B")
         guard
-            let reply = LoopbackHTTP.get(
-                host: host, port: port, path: "\(path)/smsMessages?\(query)", timeout: .seconds(Int64(wait) + 10))
+            let reply = LoopbackHTTP.request(
+                "GET", host: host, port: port, path: "\(path)/smsMessages?\(query)",
+                headers: adminToken.map { ["Authorization: Bearer \($0)"] } ?? [], timeout: .seconds(Int64(wait) + 10))
         else { throw fail("cannot reach the daemon at \(url)") }
         let data = reply.body
         guard reply.status == 200,

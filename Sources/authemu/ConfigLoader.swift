@@ -21,6 +21,10 @@ struct ConfigLayer {
     var store: String?
     var adminToken: String?
     var maxBodyBytes: Int?
+    var headerTimeoutSeconds: Int?
+    var bodyTimeoutSeconds: Int?
+    var idleTimeoutSeconds: Int?
+    var maxConnections: Int?
     var publicURL: String?
     var logLevel: String?
     var logFormat: String?
@@ -33,7 +37,8 @@ struct ConfigLayer {
 
     /// Every key the file and the environment accept (environment: `AUTHEMU_` + upper case).
     static let keys = [
-        "host", "port", "project", "data", "ephemeral", "store", "admin_token", "max_body_bytes", "public_url",
+        "host", "port", "project", "data", "ephemeral", "store", "admin_token", "max_body_bytes",
+        "header_timeout_seconds", "body_timeout_seconds", "idle_timeout_seconds", "max_connections", "public_url",
         "log_level",
         "log_format", "shutdown_timeout_seconds", "token_signing", "functions_ca_file", "single_project",
     ]
@@ -83,6 +88,10 @@ struct ConfigLayer {
             }
             adminToken = token
         case "max_body_bytes": maxBodyBytes = try integer(1024...1_073_741_824)
+        case "header_timeout_seconds": headerTimeoutSeconds = try integer(1...3600)
+        case "body_timeout_seconds": bodyTimeoutSeconds = try integer(1...3600)
+        case "idle_timeout_seconds": idleTimeoutSeconds = try integer(1...3600)
+        case "max_connections": maxConnections = try integer(16...10_000_000)
         case "log_format":
             let format = try string().lowercased()
             guard LogFormat(rawValue: format) != nil else {
@@ -187,7 +196,11 @@ struct ConfigLayer {
             data: namesStore ? data : lower.data, ephemeral: namesStore ? ephemeral : lower.ephemeral,
             store: namesStore ? store : lower.store,
             adminToken: adminToken ?? lower.adminToken,
-            maxBodyBytes: maxBodyBytes ?? lower.maxBodyBytes, publicURL: publicURL ?? lower.publicURL,
+            maxBodyBytes: maxBodyBytes ?? lower.maxBodyBytes,
+            headerTimeoutSeconds: headerTimeoutSeconds ?? lower.headerTimeoutSeconds,
+            bodyTimeoutSeconds: bodyTimeoutSeconds ?? lower.bodyTimeoutSeconds,
+            idleTimeoutSeconds: idleTimeoutSeconds ?? lower.idleTimeoutSeconds,
+            maxConnections: maxConnections ?? lower.maxConnections, publicURL: publicURL ?? lower.publicURL,
             logLevel: logLevel ?? lower.logLevel, logFormat: logFormat ?? lower.logFormat,
             shutdownTimeoutSeconds: shutdownTimeoutSeconds ?? lower.shutdownTimeoutSeconds,
             tokenSigning: tokenSigning ?? lower.tokenSigning, functionsCAFile: functionsCAFile ?? lower.functionsCAFile,
@@ -210,6 +223,10 @@ struct ConfigLayer {
         }
         if let adminToken { config.adminToken = adminToken }
         if let maxBodyBytes { config.maxBodyBytes = maxBodyBytes }
+        if let headerTimeoutSeconds { config.connections.headerTimeout = .seconds(Int64(headerTimeoutSeconds)) }
+        if let bodyTimeoutSeconds { config.connections.bodyTimeout = .seconds(Int64(bodyTimeoutSeconds)) }
+        if let idleTimeoutSeconds { config.connections.idleTimeout = .seconds(Int64(idleTimeoutSeconds)) }
+        config.connections.maxConnections = maxConnections
         config.publicURL = publicURL
         config.projects = projects
         if let tokenSigning { config.tokenSigning = tokenSigning }

@@ -15,7 +15,7 @@ struct Serve: AsyncParsableCommand {
 
     func run() async throws {
         let (fixed, layer) = try options.layers()
-        let appConfig = layer.appConfig()
+        var config = layer.appConfig()
         let format = LogFormat(rawValue: layer.logFormat ?? "auto") ?? .auto
         LoggingSystem.bootstrap { label in format.makeHandler(label: label) }
         LogSettings.shared.level = Logger.Level(rawValue: layer.logLevel ?? "info") ?? .info
@@ -23,13 +23,19 @@ struct Serve: AsyncParsableCommand {
         fixed.logSources(logger)
         let files = FileDescriptorLimit.raiseToHard()
         logger.debug("open files limit \(files.after) (was \(files.before))")
+        let activated = Systemd.listenFileDescriptors()
+        if config.connections.maxConnections == nil {
+            let listeners = activated.isEmpty ? Listeners.addresses(for: config.host).count : activated.count
+            config.connections.maxConnections = FileDescriptorLimit.connectionsPerListener(
+                limit: files.after, listeners: listeners)
+        }
+        let appConfig = config
 
         let (opened, emulator) = try await Self.openStoreAndEmulator(appConfig, logger: logger)
         let store = opened.store
         try await options.importIfAsked(into: emulator, projectId: appConfig.projectId, logger: logger)
 
         let location = opened.location
-        let activated = Systemd.listenFileDescriptors()
         let listening = ListeningAddress()
         let onRunning: @Sendable (any Channel) async -> Void = { channel in
             let host = channel.localAddress?.ipAddress ?? appConfig.host

@@ -106,9 +106,17 @@ struct InspectorRouteTests {
                 headers: headers)
             #expect(right.status == 303)
             #expect(right.headers[.location] == Self.users)
-            #expect(right.headers[.setCookie] == "authemu_admin=owner; Path=/emulator/ui; HttpOnly; SameSite=Strict")
-            let allowed = try await client.call(.get, Self.users, key: false, headers: [.cookie: "authemu_admin=owner"])
+            // The cookie holds a session value the daemon issued, never the token.
+            let setCookie = right.headers[.setCookie] ?? ""
+            let session = String(setCookie.prefix { $0 != ";" })
+            #expect(setCookie.hasSuffix("; Path=/emulator/ui; HttpOnly; SameSite=Strict"))
+            #expect(session.hasPrefix("authemu_admin=") && session.count == "authemu_admin=".count + 22 + 1 + 43)
+            let allowed = try await client.call(.get, Self.users, key: false, headers: [.cookie: session])
             #expect(allowed.status == 200)
+            for forged in ["authemu_admin=owner", String(session.dropLast()) + (session.hasSuffix("A") ? "B" : "A")] {
+                let refused = try await client.call(.get, Self.users, key: false, headers: [.cookie: forged])
+                #expect(refused.status == 303, "\(forged)")
+            }
             let bearer = try await client.call(.get, Self.users, admin: true, key: false)
             #expect(bearer.status == 200)
             let elsewhere = try await client.call(
@@ -323,6 +331,48 @@ struct InspectorActionTests {
             #expect(try await post("\(Self.base)/messages/clear").status == 303)
             let outbox = try await client.call(.get, "/emulator/v1/projects/example/smsMessages", key: false)
             #expect(outbox["smsMessages"] == .array([]))
+        }
+    }
+
+    @Test("the overview pages through projects, 20 a page, and through a project's tenants")
+    func overviewPages() async throws {
+        try await Harness().run { client in
+            for index in 0..<22 {
+                let id = String(format: "p%02d", index)
+                let config = try await client.call(.get, "/emulator/v1/projects/\(id)/config", key: false)
+                #expect(config.status == 200)
+                #expect(try await client.v1("projects/\(id)/accounts", ["localId": "u"], admin: true).status == 200)
+            }
+            for index in 0..<23 {
+                let path =
+                    "/identitytoolkit.googleapis.com/v1/projects/p00/tenants/t\(String(format: "%02d", index))/accounts"
+                #expect(try await client.call(.post, path, #"{"localId":"u"}"#, admin: true).status == 200)
+            }
+            func rows(_ html: String) -> [String] {
+                html.components(separatedBy: #"data-scope=""#).dropFirst().map { String($0.prefix { $0 != "\"" }) }
+            }
+            let first = InspectorRouteTests.html(try await client.call(.get, "/emulator/ui/", key: false))
+            let firstRows = rows(first)
+            // The default project first, then 20 projects, each with at most 20 tenants.
+            #expect(firstRows.first == "/emulator/ui/projects/example")
+            #expect(firstRows.filter { !$0.contains("/tenants/") }.count == 21)
+            #expect(firstRows.filter { $0.hasPrefix("/emulator/ui/projects/p00/tenants/") }.count == 20)
+            #expect(
+                first.contains(#"href="/emulator/ui/?project=p00&amp;tenantsAfter=t19" data-testid="more-tenants""#))
+            #expect(first.contains(#"href="/emulator/ui/?after=p19" data-testid="next-page""#))
+            let second = rows(
+                InspectorRouteTests.html(try await client.call(.get, "/emulator/ui/?after=p19", key: false)))
+            #expect(second == ["/emulator/ui/projects/p20", "/emulator/ui/projects/p21"])
+            let tenants = InspectorRouteTests.html(
+                try await client.call(.get, "/emulator/ui/?project=p00&tenantsAfter=t19", key: false))
+            #expect(
+                rows(tenants) == [
+                    "/emulator/ui/projects/p00", "/emulator/ui/projects/p00/tenants/t20",
+                    "/emulator/ui/projects/p00/tenants/t21", "/emulator/ui/projects/p00/tenants/t22",
+                ])
+            #expect(!tenants.contains("next-page"))
+            let bad = try await client.call(.get, "/emulator/ui/?project=a%2Fb", key: false)
+            #expect(bad.status == 400)
         }
     }
 }

@@ -232,7 +232,15 @@ enum StoreChecks {
             try await tx.save(Scope(projectId: "q", tenantId: "t"), UserRecord(localId: "only"))
             try await tx.saveProjectConfig(projectId: "c", .object([:]))
         }
-        #expect(try await store.read { tx in try await tx.projectIds() } == ["c", "p", "q"], label)
+        #expect(
+            try await store.read { tx in try await tx.projectIds(after: nil, limit: 10) } == ["c", "p", "q"], label)
+        #expect(try await store.read { tx in try await tx.projectIds(after: "c", limit: 1) } == ["p"], label)
+        #expect(try await store.read { tx in try await tx.projectIds(after: "q", limit: 10) } == [], label)
+        #expect(
+            try await store.read { tx in try await tx.tenantIds(projectId: "q", after: nil, limit: 10) } == ["t"], label
+        )
+        #expect(
+            try await store.read { tx in try await tx.tenantIds(projectId: "p", after: nil, limit: 10) } == [], label)
         let searches = try await store.read { tx in
             (
                 try await tx.searchUsers(scope, prefix: "AM", after: nil, limit: 10).map(\.localId),

@@ -173,3 +173,25 @@ def test_a_mounted_yaml_file_named_by_authemu_config(containers, tmp_path):
                             json={}, headers={"Authorization": "Bearer owner"}, timeout=10)
     assert refused.status_code == 400
     assert refused.json()["error"]["message"].startswith("Multiple projectIds are not recommended")
+
+
+def test_a_volume_passes_between_the_default_user_and_any_uid_of_group_0(containers, volume):
+    """The image's user, then an OpenShift-style uid, then the image's user again, each killed
+    (so -wal and -shm stay behind): every one reads what the others wrote and writes its own."""
+    emails = []
+    for turn, user in enumerate([[], ["--user", "12345"], []]):
+        container = containers(*user, "-v", f"{volume}:/var/lib/authemu")
+        container.wait_healthy()
+        for email in emails:
+            signed_in = container.v1("accounts:signInWithPassword", {"email": email, "password": "secret123"})
+            assert signed_in.status_code == 200, (turn, signed_in.text)
+        email = f"turn{turn}@example.com"
+        signed_up = container.v1("accounts:signUp", {"email": email, "password": "secret123"})
+        assert signed_up.status_code == 200, (turn, signed_up.text)
+        emails.append(email)
+        podman("kill", "-s", "KILL", container.name)
+        container.remove()
+    mountpoint = podman("volume", "inspect", "--format", "{{.Mountpoint}}", volume).stdout.strip()
+    modes = {name: oct(os.stat(os.path.join(mountpoint, name)).st_mode & 0o777)
+             for name in ("state.sqlite", "state.sqlite-wal", "state.sqlite-shm")}
+    assert modes == {"state.sqlite": "0o664", "state.sqlite-wal": "0o664", "state.sqlite-shm": "0o664"}

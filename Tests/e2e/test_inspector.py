@@ -1,5 +1,6 @@
 """The inspector (/emulator/ui) in real headless Chromium, as a developer at a desk uses it."""
 import html
+import re
 import time
 import urllib.parse
 
@@ -133,6 +134,18 @@ def test_off_loopback_the_inspector_asks_for_the_admin_token(tmp_path, browser):
         browser.find_element(By.CSS_SELECTOR, '[data-action="login"]').click()
         wait_for(browser, lambda d: d.current_url.endswith(f"{UI}/users")
                  and d.find_element(By.TAG_NAME, "h1").text == "Users")
+        # The cookie holds a session the daemon issued, not the token; a forged one opens nothing.
+        session = browser.get_cookie("authemu_admin")
+        assert session["httpOnly"] and session["sameSite"] == "Strict"
+        assert session["value"] != "owner" and re.fullmatch(r"[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}", session["value"])
+        forged = session["value"][:-2] + ("AA" if not session["value"].endswith("AA") else "BB")
+        for value in ("owner", forged):
+            page = requests.get(f"{exposed.base}{UI}/users", cookies={"authemu_admin": value},
+                                allow_redirects=False, timeout=10)
+            assert (page.status_code, page.headers["Location"].split("?")[0]) == (303, "/emulator/ui/login"), value
+        opened = requests.get(f"{exposed.base}{UI}/users", cookies={"authemu_admin": session["value"]},
+                              allow_redirects=False, timeout=10)
+        assert opened.status_code == 200
     finally:
         exposed.stop()
 
@@ -212,3 +225,29 @@ def test_a_user_whose_uid_needs_escaping_opens_in_the_page(api, daemon, uid):
     page = requests.get(f"{daemon.base}{UI}/users/{urllib.parse.quote(uid, safe='')}", timeout=10)
     assert page.status_code == 200, page.text
     assert html.escape(uid) in page.text and "escaped@example.com" in page.text
+
+
+def test_the_overview_pages_through_every_project_once(api, daemon, browser):
+    projects = {f"paged-{index:02d}" for index in range(45)}
+    for project in projects:
+        ok(requests.post(f"{api.base}/identitytoolkit.googleapis.com/v1/projects/{project}/accounts",
+                         json={"localId": "u"}, headers={"Authorization": "Bearer owner"}, timeout=10))
+    seen, path, pages = [], "/emulator/ui/", 0
+    while path:
+        page = requests.get(daemon.base + path, timeout=10)
+        assert page.status_code == 200
+        headings = re.findall(r"<h2>([^<]*)</h2>", page.text)
+        assert len(headings) <= 21  # 20 a page, and the default project on the first
+        seen += headings
+        pages += 1
+        more = re.search(r'href="([^"]*)" data-testid="next-page"', page.text)
+        path = html.unescape(more.group(1)) if more else None
+    assert len(seen) == len(set(seen)) and projects <= set(seen) and seen[0] == PROJECT
+    assert pages >= 3
+    browser.get(f"{daemon.base}/emulator/ui/")
+    browser.find_element(By.CSS_SELECTOR, '[data-testid="next-page"]').click()
+    wait_for(browser, lambda d: "after=" in d.current_url)
+    shot(browser, "overview-page-2")
+    browser.set_window_size(390, 844)
+    browser.refresh()
+    shot(browser, "overview-page-2-narrow")

@@ -1,5 +1,6 @@
 """A daemon safe to share (issue 42): an admin credential that means something, no page of
 another origin driving the daemon (CORS), no DNS rebinding (Host). docs/security.md."""
+import os
 import time
 
 import pytest
@@ -273,3 +274,89 @@ def test_head_answers_wherever_get_does_with_the_same_headers_and_no_body(daemon
 def test_head_on_a_post_only_route_is_a_404(daemon):
     head = requests.head(daemon.base + SIGN_UP, timeout=10)
     assert (head.status_code, head.content) == (404, b"")
+
+
+EMULATOR_API = [("GET", f"/emulator/v1/projects/{PROJECT}/oobCodes", {}),
+                ("GET", f"/emulator/v1/projects/{PROJECT}/verificationCodes", {}),
+                ("GET", f"/emulator/v1/projects/{PROJECT}/smsMessages", {}),
+                ("GET", f"/emulator/v1/projects/{PROJECT}/config", {}),
+                ("PATCH", f"/emulator/v1/projects/{PROJECT}/config", {}),
+                ("DELETE", f"/emulator/v1/projects/{PROJECT}/accounts", {}),
+                ("POST", f"/emulator/v1/projects/{PROJECT}/appVerification:failNext",
+                 {"fault": "APNS_PUSH", "count": 1}),
+                ("GET", "/emulator/v1/clock", {})]
+OFF_LOOPBACK = ("The daemon listens beyond loopback: this endpoint needs the admin credential "
+                "(Authorization: Bearer …).")
+
+
+def exposed(tmp_path, token=None):
+    extra = ["--host", "0.0.0.0"]
+    if token:
+        config = tmp_path / "authemu.yaml"
+        config.write_text(f"admin_token: {token}\n")
+        extra += ["--config", str(config)]
+    return Daemon(tmp_path, extra=extra).start()
+
+
+def test_off_loopback_an_admin_token_of_ones_own_guards_the_emulator_api(tmp_path):
+    daemon = exposed(tmp_path, "s3cret-Admin")
+    try:
+        requests.post(f"{daemon.base}{TOOLKIT}/v1/accounts:sendOobCode?key=k", timeout=10,
+                      json={"requestType": "PASSWORD_RESET", "email": "nobody@example.com"})
+        for method, path, body in EMULATOR_API:
+            refused = requests.request(method, daemon.base + path, json=body, timeout=10)
+            assert (refused.status_code, error_message(refused)) == (403, OFF_LOOPBACK), path
+            wrong = requests.request(method, daemon.base + path, json=body, timeout=10,
+                                     headers={"Authorization": "Bearer owner"})
+            assert (wrong.status_code, error_message(wrong)) == (401, INVALID_CREDENTIALS), path
+        codes = requests.get(daemon.base + EMULATOR_API[0][1], timeout=10,
+                             headers={"Authorization": "Bearer s3cret-Admin"})
+        assert (codes.status_code, codes.json()) == (200, {"oobCodes": []})
+        # Public keys, health and the action page a link opens stay open: the code is the secret.
+        for path in ("/healthz", "/readyz", "/emulator/openapi.json",
+                     "/www.googleapis.com/service_accounts/v1/jwk/securetoken@system.gserviceaccount.com"):
+            assert requests.get(daemon.base + path, timeout=10).status_code == 200, path
+        action = requests.get(f"{daemon.base}/emulator/action?mode=verifyEmail&oobCode=unknown&apiKey=k",
+                              timeout=10)
+        assert action.status_code == 400 and "INVALID_OOB_CODE" in action.text
+    finally:
+        daemon.stop()
+
+
+def test_off_loopback_with_the_default_token_the_emulator_api_is_open_as_firebase_tools(tmp_path):
+    daemon = exposed(tmp_path)
+    try:
+        for method, path, body in EMULATOR_API[:-1]:
+            answer = requests.request(method, daemon.base + path, json=body, timeout=10)
+            assert answer.status_code == 200, (path, answer.text)
+        clock = requests.get(daemon.base + "/emulator/v1/clock", timeout=10)
+        assert (clock.status_code, error_message(clock)) == (403, OFF_LOOPBACK)
+    finally:
+        daemon.stop()
+
+
+def test_on_loopback_an_admin_token_of_ones_own_leaves_the_emulator_api_open(own_token):
+    for method, path, body in EMULATOR_API:
+        answer = requests.request(method, own_token.base + path, json=body, timeout=10)
+        assert answer.status_code == 200, (path, answer.text)
+
+
+def test_the_helpers_send_the_token_to_a_guarded_emulator_api(tmp_path):
+    import subprocess
+    from conftest import BINARY
+    from test_phone import JS_SEND
+
+    daemon = exposed(tmp_path, "s3cret-Admin")
+    try:
+        ok(requests.post(f"{daemon.base}{TOOLKIT}/v1/accounts:sendVerificationCode?key=k", timeout=10,
+                         json={**JS_SEND, "phoneNumber": "+15555550188"}))
+        codes = [BINARY, "codes", "--url", daemon.base, "--project", PROJECT, "--phone", "+15555550188"]
+        env = {k: v for k, v in os.environ.items() if k != "AUTHEMU_ADMIN_TOKEN"}
+        refused = subprocess.run(codes, capture_output=True, text=True, timeout=30, env=env)
+        assert refused.returncode == 1 and "needs the admin credential" in refused.stderr, refused.stderr
+        for extra, extra_env in ((["--admin-token", "s3cret-Admin"], {}), ([], {"AUTHEMU_ADMIN_TOKEN": "s3cret-Admin"})):
+            given = subprocess.run(codes + extra, capture_output=True, text=True, timeout=30, env={**env, **extra_env})
+            assert given.returncode == 0, given.stderr
+            assert len(given.stdout.strip()) == 6 and given.stdout.strip().isdigit()
+    finally:
+        daemon.stop()

@@ -71,6 +71,12 @@ extension AuthError {
         "PERMISSION_DENIED",
         "The daemon listens beyond loopback: this endpoint needs the admin credential (Authorization: Bearer …).",
         kind: .permissionDenied)
+    public static let bodyTooLarge = AuthError(
+        "PAYLOAD_TOO_LARGE", "The request body exceeds the configured limit.", kind: .payloadTooLarge)
+    /// A request the HTTP parser refused (answered before the connection closes).
+    public static func malformedHTTP(_ detail: String) -> AuthError {
+        AuthError("INVALID_HTTP_REQUEST", detail)
+    }
     public static func storeUnavailable(_ detail: String) -> AuthError {
         AuthError("UNAVAILABLE", "The emulator's database cannot take writes: \(detail)", kind: .unavailable)
     }

@@ -90,6 +90,37 @@ extension JSONValue {
         return JSONValue(foundation: object)
     }
 
+    /// About how many values JSON text holds (commas, colons and opening brackets outside
+    /// strings, plus one), counted in one pass over the bytes and stopped once past `limit`:
+    /// what parsing it would materialise, known before parsing.
+    public static func valueCount(_ data: Data, stoppingAfter limit: Int) -> Int {
+        data.withUnsafeBytes { bytes in
+            var count = 1
+            var inString = false
+            var escaped = false
+            for byte in bytes {
+                if inString {
+                    if escaped {
+                        escaped = false
+                    } else if byte == UInt8(ascii: "\\") {
+                        escaped = true
+                    } else if byte == UInt8(ascii: "\"") {
+                        inString = false
+                    }
+                    continue
+                }
+                switch byte {
+                case UInt8(ascii: "\""): inString = true
+                case UInt8(ascii: ","), UInt8(ascii: ":"), UInt8(ascii: "["), UInt8(ascii: "{"):
+                    count += 1
+                    if count > limit { return count }
+                default: break
+                }
+            }
+            return count
+        }
+    }
+
     /// Converts JSONSerialization's output (booleans arrive as NSNumber of type `c`). The exact
     /// types it produces are matched first: a failing `as?` from `Any` tries every bridging
     /// conversion and cost ~10,000 instructions per value.

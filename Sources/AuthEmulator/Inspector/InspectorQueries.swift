@@ -12,7 +12,16 @@ public struct ScopeSummary: Sendable, Equatable {
 
 public struct ProjectSummary: Sendable, Equatable {
     public var project: ScopeSummary
+    /// A page of its tenants, in id order.
     public var tenants: [ScopeSummary]
+    /// Where its next page of tenants starts (nil: no more).
+    public var moreTenantsAfter: String?
+}
+
+/// One page of projects and where the next one starts (nil: the last page).
+public struct ProjectPage: Sendable, Equatable {
+    public var projects: [ProjectSummary]
+    public var nextAfter: String?
 }
 
 /// One page of users and where the next one starts (nil: the last page).
@@ -23,8 +32,10 @@ public struct UserPage: Sendable {
 
 /// Reads the inspector needs from the store, beyond the other repositories.
 public protocol InspectorRepository {
-    /// Project ids with users, a stored config, tenants or SMS, in order.
-    func projectIds() async throws -> [String]
+    /// Project ids with users, a stored config or tenants, in order, after `after`, at most `limit`.
+    func projectIds(after: String?, limit: Int) async throws -> [String]
+    /// Tenant ids of a project with users or created, in order, after `after`, at most `limit`.
+    func tenantIds(projectId: String, after: String?, limit: Int) async throws -> [String]
     /// Users whose uid, email, phone number or display name starts with `prefix`, by uid, after `after`.
     func searchUsers(_ scope: Scope, prefix: String, after: String?, limit: Int) async throws -> [UserRecord]
 }
@@ -32,34 +43,55 @@ public protocol InspectorRepository {
 extension Emulator {
     public static let inspectorPageSize = 50
 
-    /// The default project first, then the others; each with its tenants (created or with users).
-    public func inspectorProjects() async throws -> [ProjectSummary] {
+    public static let inspectorProjectsPerPage = 20
+    public static let inspectorTenantsPerProject = 20
+
+    /// A page of projects in id order, the default project first on the first page; each with its
+    /// first tenants (created or with users). 90,000 projects or 100,000 tenants cost one page.
+    public func inspectorProjects(
+        after: String?, limit: Int = inspectorProjectsPerPage, tenants: Int = inspectorTenantsPerProject
+    ) async throws -> ProjectPage {
         let defaultProject = options.defaultProjectId
         return try await store.read { tx in
-            var ids = try await tx.projectIds().filter { $0 != defaultProject }
-            ids.insert(defaultProject, at: 0)
-            return try await ids.asyncMap { projectId in
-                var tenantIds = Set(try await tx.tenantsWithUsers(projectId: projectId).compactMap { $0 })
-                let stored = try await tx.listTenants(projectId: projectId, after: nil, limit: nil)
-                var names: [String: String] = [:]
-                for tenant in stored {
-                    guard let id = tenant["tenantId"]?.stringValue else { continue }
-                    tenantIds.insert(id)
-                    names[id] = tenant["displayName"]?.stringValue
-                }
-                func summary(_ scope: Scope) async throws -> ScopeSummary {
-                    ScopeSummary(
-                        scope: scope, displayName: scope.tenantId.flatMap { names[$0] },
-                        users: try await tx.countUsers(scope),
-                        pendingCodes: try await tx.listSms(scope, SmsQuery(statuses: [.pending])).count)
-                }
-                return ProjectSummary(
-                    project: try await summary(Scope(projectId: projectId)),
-                    tenants: try await tenantIds.sorted().asyncMap {
-                        try await summary(Scope(projectId: projectId, tenantId: $0))
-                    })
+            let found = try await tx.projectIds(after: after, limit: limit + 1)
+            let page = Array(found.prefix(limit))
+            var ids = page.filter { $0 != defaultProject }
+            if after == nil { ids.insert(defaultProject, at: 0) }
+            let projects = try await ids.asyncMap { id in
+                try await Self.projectSummary(tx, projectId: id, tenantsAfter: nil, limit: tenants)
             }
+            return ProjectPage(projects: projects, nextAfter: found.count > limit ? page.last : nil)
         }
+    }
+
+    /// One project with a page of its tenants after `tenantsAfter`.
+    public func inspectorProject(_ projectId: String, tenantsAfter: String?, limit: Int = inspectorPageSize)
+        async throws -> ProjectSummary
+    {
+        try await store.read { tx in
+            try await Self.projectSummary(tx, projectId: projectId, tenantsAfter: tenantsAfter, limit: limit)
+        }
+    }
+
+    private static func projectSummary(
+        _ tx: any StoreTransaction, projectId: String, tenantsAfter: String?, limit: Int
+    ) async throws -> ProjectSummary {
+        let found = try await tx.tenantIds(projectId: projectId, after: tenantsAfter, limit: limit + 1)
+        let page = Array(found.prefix(limit))
+        func summary(_ scope: Scope) async throws -> ScopeSummary {
+            var displayName: String?
+            if let tenantId = scope.tenantId {
+                displayName = try await tx.tenant(projectId: projectId, tenantId: tenantId)?["displayName"]?.stringValue
+            }
+            return ScopeSummary(
+                scope: scope, displayName: displayName,
+                users: try await tx.countUsers(scope),
+                pendingCodes: try await tx.listSms(scope, SmsQuery(statuses: [.pending])).count)
+        }
+        return ProjectSummary(
+            project: try await summary(Scope(projectId: projectId)),
+            tenants: try await page.asyncMap { try await summary(Scope(projectId: projectId, tenantId: $0)) },
+            moreTenantsAfter: found.count > limit ? page.last : nil)
     }
 
     /// A page of users in uid order; with `query`, those whose uid, email, phone or display name starts with it.

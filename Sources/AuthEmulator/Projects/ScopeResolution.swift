@@ -32,7 +32,49 @@ extension Scope {
         if tenantId == nil, let idToken = sources.idToken, let claimed = try? TokenService.peekTenant(idToken) {
             tenantId = claimed
         }
+        guard Self.isIdentifier(projectId, extra: ":") else {
+            throw AuthError(
+                "INVALID_PROJECT_ID",
+                "A project id is 1 to 100 letters, digits, '-', '_', '.' or ':' (got \(Self.shown(projectId))).")
+        }
+        if let tenantId, !Self.isIdentifier(tenantId, extra: nil) {
+            throw AuthError(
+                "INVALID_TENANT_ID",
+                "A tenant id is 1 to 100 letters, digits, '-', '_' or '.' (got \(Self.shown(tenantId))).")
+        }
         return Scope(projectId: projectId, tenantId: tenantId)
+    }
+
+    /// Letters and digits (ASCII), `-`, `_`, `.` and `extra`, 1 to 100 of them: what production's
+    /// ids are made of (project ids `my-app-1a2b3`, domain-scoped `example.com:app`; tenant ids
+    /// `team-a-x8k2p`), and nothing a path, a log line or a SQL LIKE could misread (no `/`, `%`,
+    /// NUL, control characters or spaces). Case is not checked: test suites use `TestProject`.
+    @usableFromInline
+    static func isIdentifier(_ id: String, extra: Unicode.Scalar?) -> Bool {
+        var id = id
+        return id.withUTF8 { bytes in
+            guard !bytes.isEmpty, bytes.count <= 100 else { return false }
+            for byte in bytes {
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."):
+                    continue
+                default:
+                    if let extra, byte == UInt8(extra.value) { continue }
+                    return false
+                }
+            }
+            return true
+        }
+    }
+
+    /// An id as an error message shows it: quoted, control characters escaped, at most 100 characters.
+    @usableFromInline
+    static func shown(_ id: String) -> String {
+        let escaped = id.unicodeScalars.prefix(100).map { scalar in
+            scalar.properties.generalCategory == .control ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
+        }.joined()
+        return "\"\(escaped)\(id.unicodeScalars.count > 100 ? "…" : "")\""
     }
 }
 

@@ -6,7 +6,8 @@ import Hummingbird
 
 /// Who may use the inspector, and the protections of its forms:
 /// - on a loopback listener anyone on this machine may; on any other, the admin credential
-///   (`Authorization: Bearer …`, or the HttpOnly, SameSite=Strict cookie the login form sets);
+///   (`Authorization: Bearer …`), or the session the login form opens: an HttpOnly,
+///   SameSite=Strict cookie holding a value this daemon issued (`session()`), never the token;
 /// - every state-changing POST carries the CSRF token of its page, which must equal the
 ///   SameSite=Strict cookie set with it (double submit: another site can neither read the cookie
 ///   nor make the browser send it);
@@ -15,6 +16,9 @@ import Hummingbird
 struct InspectorAccess: Sendable {
     let adminToken: String
     let loopbackOnly: Bool
+    /// Signs session values: one per process (every listener honours a session), so a restart
+    /// (or a new `admin_token`, which the value is bound to) ends every session.
+    private static let sessionKey = SymmetricKey(size: .bits256)
 
     static let sessionCookie = "authemu_admin"
     static let csrfCookie = "authemu_csrf"
@@ -30,7 +34,30 @@ struct InspectorAccess: Sendable {
         {
             return true
         }
-        return Self.cookie(Self.sessionCookie, in: request).map { Self.equal($0, adminToken) } ?? false
+        return Self.cookie(Self.sessionCookie, in: request).map(isSession) ?? false
+    }
+
+    /// A new session value: a random nonce and its HMAC under the daemon's key and the admin
+    /// token. Stateless: nothing is stored per session, and a stolen cookie is not the token.
+    func session() -> String {
+        let nonce = SymmetricKey(size: .bits128).withUnsafeBytes { Data($0) }
+        return Base64.url(nonce) + "." + Base64.url(mac(nonce))
+    }
+
+    /// Whether a cookie holds a session this daemon issued under the current admin token.
+    func isSession(_ value: String) -> Bool {
+        let parts = value.split(separator: ".", maxSplits: 1)
+        guard parts.count == 2, let nonce = Base64.decodeAny(String(parts[0])), nonce.count == 16 else {
+            return false
+        }
+        return Self.equal(String(parts[1]), Base64.url(mac(nonce)))
+    }
+
+    private func mac(_ nonce: Data) -> Data {
+        var hmac = HMAC<SHA256>(key: Self.sessionKey)
+        hmac.update(data: nonce)
+        hmac.update(data: Data(adminToken.utf8))
+        return Data(hmac.finalize())
     }
 
     /// The page's CSRF token: the request's cookie, or a new one (set by `headers`).

@@ -50,7 +50,8 @@ extension InspectorPages {
             status: error == nil ? .ok : .forbidden)
     }
 
-    /// The admin token, checked; then an HttpOnly, SameSite=Strict cookie and back to the page.
+    /// The admin token, checked; then a session (an HttpOnly, SameSite=Strict cookie holding a value
+    /// the daemon issued, not the token) and back to the page.
     func login(_ request: Request) async throws -> Response {
         let form = try await Self.form(request, limit: maxBodyBytes)
         guard InspectorAccess.csrfValid(request, form: form) else {
@@ -60,7 +61,7 @@ extension InspectorPages {
             return loginPage(request, next: form["next"], error: "That is not the admin token.")
         }
         var response = Self.redirect(Self.safeNext(form["next"]))
-        response.headers[.setCookie] = InspectorAccess.setCookie(InspectorAccess.sessionCookie, token)
+        response.headers[.setCookie] = InspectorAccess.setCookie(InspectorAccess.sessionCookie, access.session())
         return response
     }
 

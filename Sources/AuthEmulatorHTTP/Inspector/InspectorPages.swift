@@ -113,11 +113,25 @@ struct InspectorPages: Sendable {
 
     // MARK: pages
 
+    /// A page of projects (`?after=`), each with its first tenants; or one project's tenants
+    /// (`?project=&tenantsAfter=`), paged the same way.
     func overview(_ request: Request) async throws -> Response {
-        let projects = try await emulator.inspectorProjects()
+        let query = request.uri.queryParameters
+        let projects: [ProjectSummary]
+        let next: String?
+        if let projectId = query.get("project"), !projectId.isEmpty {
+            _ = try Scope.resolve(projectId: projectId, tenant: TenantSources())
+            let project = try await emulator.inspectorProject(projectId, tenantsAfter: query.get("tenantsAfter"))
+            projects = [project]
+            next = project.moreTenantsAfter.map { Self.overviewPath([("project", projectId), ("tenantsAfter", $0)]) }
+        } else {
+            let page = try await emulator.inspectorProjects(after: query.get("after"))
+            projects = page.projects
+            next = page.nextAfter.map { Self.overviewPath([("after", $0)]) }
+        }
         let values: [[String: Any]] = projects.map { project in
             let scopes = [project.project] + project.tenants
-            return [
+            var values: [String: Any] = [
                 "projectId": project.project.scope.projectId,
                 "scopes": scopes.map { summary -> [String: Any] in
                     [
@@ -128,7 +142,23 @@ struct InspectorPages: Sendable {
                     ]
                 },
             ]
+            // Absent, not nil in an `Any`, when there are no more: a section on it would still render.
+            values["moreTenants"] = project.moreTenantsAfter.map {
+                Self.overviewPath([("project", project.project.scope.projectId), ("tenantsAfter", $0)])
+            }
+            return values
         }
-        return page("overview", ["title": "Projects", "projects": values], request: request)
+        var page: [String: Any] = ["title": "Projects", "projects": values]
+        page["next"] = next
+        if let projectId = query.get("project"), !projectId.isEmpty {
+            page["paged"] = "Tenants of \(projectId)" + (query.get("tenantsAfter").map { " after “\($0)”" } ?? "")
+        } else if let after = query.get("after") {
+            page["paged"] = "Projects after “\(after)”"
+        }
+        return self.page("overview", page, request: request)
+    }
+
+    static func overviewPath(_ items: [(String, String)]) -> String {
+        "/emulator/ui/?\(InspectorViews.query(items))"
     }
 }

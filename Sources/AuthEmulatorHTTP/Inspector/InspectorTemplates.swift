@@ -47,25 +47,28 @@ enum InspectorTemplates {
     static let overview = #"""
         {{<layout}}{{$content}}
         <h1>Projects</h1>
-        <p class="hint">Every project and tenant the daemon has seen. Times show in your browser's zone (UTC on hover).</p>
+        <p class="hint">Every project and tenant the daemon has seen, 20 projects a page. Times show in your browser's zone (UTC on hover).</p>
+        {{#paged}}<p class="hint" data-testid="page-position">{{paged}} · <a href="/emulator/ui/">first page</a></p>{{/paged}}
         {{#projects}}
         <section class="card">
         <h2>{{projectId}}</h2>
         <div class="table-wrap">
-        <table>
+        <table class="cards">
         <thead><tr><th scope="col">Scope</th><th scope="col">Users</th><th scope="col">Pending SMS codes</th><th scope="col">Pages</th></tr></thead>
         <tbody>
         {{#scopes}}
         <tr data-testid="scope-row" data-scope="{{path}}">
-        <td>{{label}}</td><td>{{users}}</td><td>{{pendingCodes}}</td>
-        <td><a href="{{path}}/users">users</a> · <a href="{{path}}/messages">messages</a></td>
+        <td data-label="Scope">{{label}}</td><td data-label="Users">{{users}}</td><td data-label="Pending SMS codes">{{pendingCodes}}</td>
+        <td data-label="Pages"><span><a href="{{path}}/users">users</a> · <a href="{{path}}/messages">messages</a></span></td>
         </tr>
         {{/scopes}}
         </tbody>
         </table>
         </div>
+        {{#moreTenants}}<p><a href="{{moreTenants}}" data-testid="more-tenants">More tenants of {{projectId}}</a></p>{{/moreTenants}}
         </section>
         {{/projects}}
+        {{#next}}<p><a class="next" href="{{next}}" data-testid="next-page">Next page</a></p>{{/next}}
         {{/content}}{{/layout}}
         """#
 

@@ -21,4 +21,14 @@ enum FileDescriptorLimit {
         guard setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return (before, before) }
         return (before, UInt64(target))
     }
+
+    /// The connections each listener keeps open (`max_connections`'s default): the open-files
+    /// limit less a reserve for the database, logs and outgoing calls (an eighth, 64 to 1,024),
+    /// shared by the listeners. At that many a listener stops accepting and closes idle
+    /// connections, so the daemon never runs out of descriptors and `/readyz` is answered again.
+    static func connectionsPerListener(limit: UInt64, listeners: Int) -> Int {
+        let files = Int(min(limit, 1 << 24))
+        let reserve = min(1024, max(64, files / 8))
+        return max(16, (files - reserve) / max(1, listeners))
+    }
 }

@@ -1,0 +1,283 @@
+import AuthEmulator
+import HummingbirdCore
+import NIOCore
+import NIOHTTP1
+import Synchronization
+
+/// What one connection may hold: how long for a request's head, its body and an idle keep-alive,
+/// the largest body, and how many connections a listener keeps open (`AppConfig.connections`).
+public struct ConnectionLimits: Sendable {
+    /// From a connection's first byte (or its opening) to the end of a request's head.
+    public var headerTimeout: TimeAmount = .seconds(10)
+    /// From a request's head to the end of its body.
+    public var bodyTimeout: TimeAmount = .seconds(60)
+    /// A keep-alive connection with no request in progress.
+    public var idleTimeout: TimeAmount = .seconds(60)
+    /// Connections a listener keeps open; at this many it stops accepting and closes idle ones,
+    /// so a flood of idle connections never reaches the open-files limit. nil: no limit.
+    public var maxConnections: Int?
+
+    public init() {}
+
+    /// How often a connection looks at its deadline: a quarter of the shortest timeout, at most a
+    /// second (a full listener frees its idle connections within it), with no timer set or
+    /// cancelled per request.
+    var tick: TimeAmount {
+        .nanoseconds(min(max(min(headerTimeout, bodyTimeout, idleTimeout).nanoseconds / 4, 50_000_000), 1_000_000_000))
+    }
+}
+
+/// The connections one listener has open; shared by its accept gate and its connections.
+final class OpenConnections: Sendable {
+    private let count = Atomic<Int>(0)
+    let maximum: Int?
+
+    init(maximum: Int?) { self.maximum = maximum }
+
+    var current: Int { count.load(ordering: .relaxed) }
+    /// At the maximum: idle connections close to make room.
+    var isFull: Bool { maximum.map { current >= $0 } ?? false }
+    func opened() { count.add(1, ordering: .relaxed) }
+    func closed() { count.subtract(1, ordering: .relaxed) }
+}
+
+/// Hummingbird's accept gate, counting into `OpenConnections`: at the maximum the listener stops
+/// accepting (connections wait in the backlog, nothing spins on EMFILE) until one closes.
+struct ConnectionGate: AvailableConnectionsDelegate {
+    let open: OpenConnections
+
+    mutating func connectionOpened() { open.opened() }
+    mutating func connectionClosed() { open.closed() }
+    func isAcceptingNewConnections() -> Bool { !open.isFull }
+}
+
+/// Guards one HTTP/1 connection, between NIO's decoder and Hummingbird's codec:
+/// - closes it when a request's head or body, or an idle keep-alive, outlasts its timeout (and
+///   idle connections at once while the listener is full);
+/// - answers `Expect: 100-continue`, and refuses an over-limit `Content-Length` with an enveloped
+///   413 before the body is read;
+/// - answers a request the parser refused with an enveloped 400 (431 for an oversized head);
+/// - tells a long-poll that its client left (`departure`).
+final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+    typealias OutboundIn = HTTPServerResponsePart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    enum Phase {
+        /// Waiting for a request (the first one for at most the header timeout, later ones for the
+        /// idle timeout): `bytesArrived` starts its head.
+        case idle
+        case head
+        case body
+        /// The request is in; the answer is not finished.
+        case responding
+        /// An over-limit body is read and dropped until its end; then the connection closes.
+        case discarding
+    }
+
+    private let limits: ConnectionLimits
+    private let maxBodyBytes: Int
+    private let open: OpenConnections
+    private var phase = Phase.idle
+    private var since = NIODeadline.now()
+    /// How long `idle` may last: the header timeout until a first answer, then the idle timeout.
+    private var idleLimit: TimeAmount
+    private var responseEnded = false
+    private var ticker: RepeatedTask?
+    /// Completed when the client is gone (the connection closed, or its input ended mid-request).
+    private(set) var departure: EventLoopPromise<Void>?
+
+    init(limits: ConnectionLimits, maxBodyBytes: Int, open: OpenConnections) {
+        self.limits = limits
+        self.maxBodyBytes = maxBodyBytes
+        self.open = open
+        self.idleLimit = limits.headerTimeout
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        departure = context.eventLoop.makePromise()
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        ticker = context.eventLoop.scheduleRepeatedTask(initialDelay: limits.tick, delay: limits.tick) { _ in
+            let (handler, context) = bound.value
+            handler.check(context)
+        }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        ticker?.cancel()
+        departure?.succeed()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        ticker?.cancel()
+        departure?.succeed()
+        context.fireChannelInactive()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case .inputClosed = event as? ChannelEvent, phase == .responding { departure?.succeed() }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    /// A byte arrived (from `ByteArrival`, at the head of the pipeline).
+    func bytesArrived() {
+        guard phase == .idle else { return }
+        phase = .head
+        since = .now()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            phase = .body
+            responseEnded = false
+            since = .now()
+            if let refusal = refusal(head) { return refuse(context, head: head, expectsContinue: refusal) }
+            if head.headers.contains(name: "expect") { answerContinue(context, head: head) }
+        case .body:
+            if phase == .discarding { return }
+        case .end:
+            if phase == .discarding { return close(context) }
+            phase = responseEnded ? .idle : .responding
+            since = .now()
+        }
+        context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if case .end = unwrapOutboundIn(data) {
+            responseEnded = true
+            idleLimit = limits.idleTimeout
+            if phase == .responding {
+                phase = .idle
+                since = .now()
+            }
+        }
+        context.write(data, promise: promise)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard let parserError = error as? HTTPParserError else { return context.fireErrorCaught(error) }
+        guard phase == .idle || phase == .head else { return close(context) }
+        phase = .discarding
+        if parserError == .headerOverflow {
+            send(
+                context, version: .http1_1, status: .requestHeaderFieldsTooLarge,
+                error: .malformedHTTP("The request line and headers exceed 80 KB."))
+        } else {
+            send(
+                context, version: .http1_1, status: .badRequest,
+                error: .malformedHTTP("The request is not valid HTTP/1.1: \(Self.fault(parserError))."))
+        }
+    }
+
+    /// What the parser found, in words.
+    static func fault(_ error: HTTPParserError) -> String {
+        switch error {
+        case .invalidMethod: "an unknown method"
+        case .invalidURL, .invalidPath, .invalidQueryString, .invalidFragment, .invalidHost, .invalidPort:
+            "an invalid request target"
+        case .invalidVersion: "an unknown HTTP version"
+        case .invalidHeaderToken, .invalidCharactersUsed, .lfExpected, .invalidConstant:
+            "a malformed request line or header"
+        case .invalidContentLength, .unexpectedContentLength: "an invalid Content-Length"
+        case .invalidChunkSize: "an invalid chunk size"
+        default: "its framing (Content-Length with Transfer-Encoding, or a malformed chunk)"
+        }
+    }
+
+    // MARK: Deadlines
+
+    private func check(_ context: ChannelHandlerContext) {
+        let elapsed = NIODeadline.now() - since
+        let expired =
+            switch phase {
+            case .idle: elapsed > idleLimit || open.isFull
+            case .head: elapsed > limits.headerTimeout
+            case .body, .discarding: elapsed > limits.bodyTimeout
+            case .responding: false
+            }
+        if expired { close(context) }
+    }
+
+    private func close(_ context: ChannelHandlerContext) {
+        ticker?.cancel()
+        context.close(promise: nil)
+    }
+
+    // MARK: Bodies
+
+    /// Why a head is refused before its body: a `Content-Length` over the limit (true when the
+    /// client waits for `100 Continue`, so no body follows).
+    private func refusal(_ head: HTTPRequestHead) -> Bool? {
+        guard let length = head.headers.first(name: "content-length").flatMap(Int.init), length > maxBodyBytes
+        else { return nil }
+        return Self.expectsContinue(head)
+    }
+
+    private func refuse(_ context: ChannelHandlerContext, head: HTTPRequestHead, expectsContinue: Bool) {
+        phase = .discarding
+        send(context, version: head.version, status: .payloadTooLarge, error: .bodyTooLarge, closing: expectsContinue)
+    }
+
+    private func answerContinue(_ context: ChannelHandlerContext, head: HTTPRequestHead) {
+        guard Self.expectsContinue(head) else { return }
+        context.writeAndFlush(
+            wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .continue))), promise: nil)
+    }
+
+    static func expectsContinue(_ head: HTTPRequestHead) -> Bool {
+        head.headers["expect"].contains { $0.lowercased() == "100-continue" }
+    }
+
+    /// An enveloped error with `Connection: close`; the connection closes after it when `closing`,
+    /// else once the rest of the request has been read and dropped (a client still sending would
+    /// otherwise get a reset instead of the answer).
+    private func send(
+        _ context: ChannelHandlerContext, version: HTTPVersion, status: HTTPResponseStatus, error: AuthError,
+        closing: Bool = true
+    ) {
+        var envelope = ErrorEnvelope.envelope(for: error).1
+        // The envelope's code is the status this answer carries (a 431 is not the error's 400).
+        if case .object(var outer) = envelope, case .object(var inner)? = outer["error"] {
+            inner["code"] = .number(Double(status.code))
+            outer["error"] = .object(inner)
+            envelope = .object(outer)
+        }
+        let body = ByteBuffer(bytes: envelope.serialized())
+        var head = HTTPResponseHead(version: version, status: status)
+        head.headers.add(name: "content-type", value: "application/json; charset=utf-8")
+        head.headers.add(name: "content-length", value: String(body.readableBytes))
+        head.headers.add(name: "connection", value: "close")
+        head.headers.add(name: "server", value: "authemu")
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
+        let sent = context.writeAndFlush(wrapOutboundOut(.end(nil)))
+        let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        if closing { sent.whenComplete { _ in bound.value.close(promise: nil) } }
+    }
+
+    /// The departure future of a connection's guard, for a long-poll to end with its client.
+    static func departure(of channel: any Channel) async -> EventLoopFuture<Void>? {
+        try? await channel.pipeline.handler(type: ConnectionGuard.self).flatMapThrowing { handler in
+            guard let future = handler.departure?.futureResult else { throw ChannelError.ioOnClosedChannel }
+            return future
+        }.get()
+    }
+}
+
+/// First in the pipeline: tells the guard when bytes arrive, so a request's head is timed from
+/// its first byte and an idle connection from its last answer.
+final class ByteArrival: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+    private let connectionGuard: ConnectionGuard
+
+    init(_ connectionGuard: ConnectionGuard) { self.connectionGuard = connectionGuard }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        connectionGuard.bytesArrived()
+        context.fireChannelRead(data)
+    }
+}

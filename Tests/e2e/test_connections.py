@@ -1,0 +1,211 @@
+"""Bounded resources (issue 42): header, body and idle timeouts, `Expect: 100-continue`, an early
+413, enveloped answers to malformed HTTP, long-polls that end with their client, a listener at its
+connection limit, bounded JSON bodies, and project/tenant id syntax. Raw sockets, as a slow or
+broken client talks. docs/security.md, "Resources"."""
+import json
+import os
+import socket
+import subprocess
+import time
+
+import pytest
+import requests
+
+from conftest import BINARY, PROJECT, Daemon, error_message, free_port
+
+LIMITS = {"header_timeout_seconds": 1, "body_timeout_seconds": 1, "idle_timeout_seconds": 1,
+          "max_body_bytes": 100000}
+SIGN_UP = "/identitytoolkit.googleapis.com/v1/accounts:signUp?key=k"
+
+
+@pytest.fixture
+def strict(tmp_path):
+    config = tmp_path / "authemu.yaml"
+    config.write_text("".join(f"{key}: {value}\n" for key, value in LIMITS.items()))
+    daemon = Daemon(tmp_path, extra=["--config", str(config)]).start()
+    yield daemon
+    daemon.stop()
+
+
+def connect(daemon, first=b""):
+    sock = socket.create_connection(("127.0.0.1", daemon.port), timeout=15)
+    if first:
+        sock.sendall(first)
+    return sock
+
+
+def read_until_closed(sock):
+    """Everything the daemon sends until it closes the connection (a socket timeout fails)."""
+    received = b""
+    while chunk := sock.recv(65536):
+        received += chunk
+    sock.close()
+    return received
+
+
+def answer(raw):
+    """(status, headers, JSON body) of one HTTP/1.1 answer."""
+    head, _, body = raw.partition(b"\r\n\r\n")
+    lines = head.decode().split("\r\n")
+    headers = dict(line.split(": ", 1) for line in lines[1:])
+    return int(lines[0].split()[1]), {k.lower(): v for k, v in headers.items()}, json.loads(body)
+
+
+@pytest.mark.parametrize("first", [
+    b"",  # connected, silent
+    b"GET /readyz HTTP/1.1\r\nHost: localhost\r\n",  # a head that never ends
+    b"POST " + SIGN_UP.encode() + b" HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n",
+], ids=["silent", "endless-head", "endless-body"])
+def test_a_slow_client_is_cut_off_at_its_timeout(strict, first):
+    assert read_until_closed(connect(strict, first)) == b""
+    assert requests.get(strict.base + "/readyz", timeout=10).status_code == 200
+
+
+def test_an_idle_keep_alive_connection_closes_after_its_answer(strict):
+    raw = read_until_closed(connect(strict, b"GET /readyz HTTP/1.1\r\nHost: localhost\r\n\r\n"))
+    assert raw.startswith(b"HTTP/1.1 200 OK\r\n") and raw.endswith(b'{"status":"ready"}')
+
+
+def test_expect_100_continue_is_answered_before_the_body(strict):
+    body = json.dumps({"email": "expect@example.com", "password": "secret123"}).encode()
+    sock = connect(strict, b"POST " + SIGN_UP.encode() + b" HTTP/1.1\r\nHost: localhost\r\n"
+                   b"Content-Type: application/json\r\nExpect: 100-continue\r\n"
+                   b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n")
+    assert sock.recv(100) == b"HTTP/1.1 100 Continue\r\n\r\n"
+    sock.sendall(body)
+    status, _, reply = answer(read_until_closed(sock))
+    assert (status, reply["email"]) == (200, "expect@example.com")
+
+
+@pytest.mark.parametrize("expect", [True, False])
+def test_an_over_limit_content_length_is_refused_before_the_body(strict, expect):
+    sock = connect(strict, b"POST " + SIGN_UP.encode() + b" HTTP/1.1\r\nHost: localhost\r\n"
+                   + (b"Expect: 100-continue\r\n" if expect else b"")
+                   + b"Content-Type: application/json\r\nContent-Length: 100001\r\n\r\n")
+    # No body byte is sent: the answer comes from the head alone.
+    head = sock.recv(65536)
+    status, headers, reply = answer(head)
+    assert (status, headers["connection"]) == (413, "close")
+    assert reply["error"]["code"] == 413
+    assert (reply["error"]["message"], reply["error"]["status"]) == (
+        "The request body exceeds the configured limit.", "FAILED_PRECONDITION")
+    sock.close()
+
+
+@pytest.mark.parametrize("request_bytes,status,message", [
+    (b"GET /" + b"a" * 90000 + b" HTTP/1.1\r\nHost: localhost\r\n\r\n", 431,
+     "INVALID_HTTP_REQUEST : The request line and headers exceed 80 KB."),
+    (b"BREW / HTTP/1.1\r\nHost: localhost\r\n\r\n", 400,
+     "INVALID_HTTP_REQUEST : The request is not valid HTTP/1.1: an unknown method."),
+    (b"POST " + SIGN_UP.encode() + b" HTTP/1.1\r\nHost: localhost\r\nContent-Length: 5\r\n"
+     b"Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400,
+     "INVALID_HTTP_REQUEST : The request is not valid HTTP/1.1: its framing (Content-Length with "
+     "Transfer-Encoding, or a malformed chunk)."),
+], ids=["80KB-line", "unknown-method", "CL+TE"])
+def test_malformed_http_gets_an_enveloped_answer(strict, request_bytes, status, message):
+    got, headers, reply = answer(read_until_closed(connect(strict, request_bytes)))
+    assert (got, headers["connection"], headers["content-type"]) == (status, "close", "application/json; charset=utf-8")
+    assert reply["error"]["code"] == status
+    assert reply["error"]["message"] == message
+
+
+def open_descriptors(pid):
+    return len(os.listdir(f"/proc/{pid}/fd"))
+
+
+def wait_for(condition, seconds=10):
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "condition not met"
+        time.sleep(0.02)
+
+
+def held_by_daemon(port, client_ports):
+    """The daemon's sockets to these clients still open: ESTABLISHED or CLOSE_WAIT (the client
+    closed, the daemon not yet), from /proc/net/tcp."""
+    held = 0
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for line in open(table).read().splitlines()[1:]:
+            fields = line.split()
+            local, remote, state = int(fields[1].split(":")[1], 16), int(fields[2].split(":")[1], 16), fields[3]
+            held += local == port and remote in client_ports and state in ("01", "08")
+    return held
+
+
+def test_a_long_poll_ends_when_its_client_leaves(daemon):
+    path = f"/emulator/v1/projects/{PROJECT}/smsMessages?phoneNumber=%2B15555550177&wait=25"
+    polls = [connect(daemon, f"GET {path} HTTP/1.1\r\nHost: localhost\r\n\r\n".encode()) for _ in range(40)]
+    ports = {poll.getsockname()[1] for poll in polls}
+    wait_for(lambda: held_by_daemon(daemon.port, ports) == 40)
+    for poll in polls:
+        poll.close()
+    # Well before the 25 s wait: the daemon closes every departed client's socket.
+    wait_for(lambda: held_by_daemon(daemon.port, ports) == 0, seconds=10)
+
+
+def test_at_its_connection_limit_the_daemon_does_not_spin_and_readyz_answers(tmp_path):
+    """160 open files: each of the two loopback listeners keeps at most (160 - 64) / 2 = 48
+    connections; 150 silent ones wait in the backlog, idle ones are closed to make room."""
+    port = free_port()
+    log = open(tmp_path / "authemu.log", "wb")
+    proc = subprocess.Popen(["prlimit", "--nofile=160:160", BINARY, "serve", "--port", str(port), "--ephemeral",
+                             "--project", PROJECT], stdout=log, stderr=subprocess.STDOUT)
+    flood = []
+    try:
+        wait_for(lambda: subprocess.run(["curl", "-sf", f"http://127.0.0.1:{port}/readyz"],
+                                        capture_output=True).returncode == 0)
+        ticks = os.sysconf("SC_CLK_TCK")
+
+        def cpu():
+            fields = open(f"/proc/{proc.pid}/stat").read().split(")")[-1].split()
+            return (int(fields[11]) + int(fields[12])) / ticks
+
+        flood = [socket.create_connection(("127.0.0.1", port), timeout=5) for _ in range(150)]
+        started, used = time.monotonic(), cpu()
+        ready = requests.get(f"http://127.0.0.1:{port}/readyz", timeout=30)
+        assert (ready.status_code, ready.json()) == (200, {"status": "ready"})
+        assert open_descriptors(proc.pid) < 160
+        # Spinning on EMFILE burns a whole core; waiting costs next to nothing.
+        assert cpu() - used < 0.5 * (time.monotonic() - started) + 0.2
+        assert proc.poll() is None
+    finally:
+        for sock in flood:
+            sock.close()
+        proc.terminate()
+        proc.wait(timeout=20)
+
+
+def test_a_body_of_too_many_json_values_is_refused_before_it_is_parsed(api):
+    body = '{"displayName":"x","unknown":[' + ",".join(["0"] * 250000) + "]}"
+    refused = requests.post(api.base + SIGN_UP, data=body, headers={"Content-Type": "application/json"}, timeout=30)
+    assert (refused.status_code, error_message(refused)) == (
+        400, "Invalid JSON payload received. The body holds more than 200000 values.")
+
+
+@pytest.mark.parametrize("path,message", [
+    (f"/emulator/v1/projects/a%2Fb/oobCodes",
+     "INVALID_PROJECT_ID : A project id is 1 to 100 letters, digits, '-', '_', '.' or ':' (got \"a%2Fb\")."),
+    (f"/emulator/v1/projects/a%00b/oobCodes",
+     "INVALID_PROJECT_ID : A project id is 1 to 100 letters, digits, '-', '_', '.' or ':' (got \"a%00b\")."),
+    (f"/emulator/v1/projects/{PROJECT}/tenants/t%20x/oobCodes",
+     "INVALID_TENANT_ID : A tenant id is 1 to 100 letters, digits, '-', '_' or '.' (got \"t%20x\")."),
+], ids=["slash", "nul", "space"])
+def test_project_and_tenant_ids_outside_production_syntax_are_refused(api, path, message):
+    refused = requests.get(api.base + path, timeout=10)
+    assert (refused.status_code, error_message(refused)) == (400, message)
+
+
+def test_ids_of_production_and_test_suites_are_accepted(api):
+    for project in ("my-app-1a2b3", "example.com:app", "TestProject", "demo_project"):
+        assert requests.get(f"{api.base}/emulator/v1/projects/{project}/oobCodes", timeout=10).status_code == 200
+
+
+@pytest.mark.parametrize("key,value", [("header_timeout_seconds", 0), ("idle_timeout_seconds", "soon"),
+                                       ("max_connections", 3)])
+def test_a_bad_limit_in_the_config_file_stops_start_up_naming_the_key(tmp_path, key, value):
+    config = tmp_path / "authemu.yaml"
+    config.write_text(f"{key}: {value}\n")
+    result = subprocess.run([BINARY, "serve", "--ephemeral", "--port", "0", "--config", str(config)],
+                            capture_output=True, text=True, timeout=20)
+    assert result.returncode != 0
+    assert f"key '{key}' must be an integer from" in result.stderr
