@@ -101,7 +101,8 @@ struct ApiRequest: Sendable {
                 scope: scope, isAdmin: isAdmin, clientIP: forwarded ?? peer,
                 requestOrigin: requestOrigin(request.head.authority)),
             configId: context.parameters.get("config") ?? "", emulator: services.emulator,
-            channel: (context as? AuthRequestContext)?.channel)
+            // Only the emulator API's long-polls need their connection; the cast would cost every request.
+            channel: access == .emulator ? (context as? AuthRequestContext)?.channel : nil)
     }
 
     /// Runs a long-poll, cancelled when the client leaves (its connection closes, or its input

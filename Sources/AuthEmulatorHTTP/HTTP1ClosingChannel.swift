@@ -11,10 +11,9 @@ import NIOHTTPTypesHTTP1
 /// a request (`bench/README.md`, "Session 20").
 public typealias ConnectionExecutor = @Sendable (any EventLoop) -> any TaskExecutor
 
-/// Hummingbird's HTTP/1 channel, plus two handlers: the connection's guard (timeouts, early 413,
-/// `100 Continue`, enveloped parser errors; `ConnectionGuard`), and an HTTP/1.0 request without
-/// keep-alive gets `Connection: close`, so the connection closes after the response (ApacheBench
-/// and some health checkers wait for that; a bare Hummingbird server leaves it open).
+/// Hummingbird's HTTP/1 channel, plus the connection's guard (`ConnectionGuard`): timeouts, an
+/// early 413, `100 Continue`, enveloped parser errors, and `Connection: close` on an HTTP/1.0
+/// request without keep-alive (a bare Hummingbird server leaves that connection open).
 struct HTTP1ClosingChannel: ServerChildChannel, HTTPChannelHandler {
     init(
         executor: ConnectionExecutor? = nil, limits: ConnectionLimits, maxBodyBytes: Int, open: OpenConnections,
@@ -42,7 +41,6 @@ struct HTTP1ClosingChannel: ServerChildChannel, HTTPChannelHandler {
             try channel.pipeline.syncOperations.configureHTTPServerPipeline(
                 withPipeliningAssistance: false, withErrorHandling: false, withOutboundHeaderValidation: false)
             try channel.pipeline.syncOperations.addHandler(connectionGuard)
-            try channel.pipeline.syncOperations.addHandler(HTTP10ConnectionCloseHandler())
             try channel.pipeline.syncOperations.addHandler(HTTP1ToHTTPServerCodec(secure: false))
             try channel.pipeline.syncOperations.addHandler(HTTPConnectionStateHandler(logger: logger))
             return try NIOAsyncChannel(
@@ -55,23 +53,6 @@ struct HTTP1ClosingChannel: ServerChildChannel, HTTPChannelHandler {
         await withTaskExecutorPreference(executor(asyncChannel.channel.eventLoop)) {
             await handleHTTP(asyncChannel: asyncChannel, logger: logger)
         }
-    }
-}
-
-/// Marks non-keep-alive HTTP/1.0 request heads with `Connection: close`.
-final class HTTP10ConnectionCloseHandler: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPServerRequestPart
-    typealias InboundOut = HTTPServerRequestPart
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if case .head(var head) = unwrapInboundIn(data), head.version.major == 1, head.version.minor == 0,
-            !head.isKeepAlive
-        {
-            head.headers.replaceOrAdd(name: "connection", value: "close")
-            context.fireChannelRead(wrapInboundOut(.head(head)))
-            return
-        }
-        context.fireChannelRead(data)
     }
 }
 
