@@ -81,6 +81,8 @@ let package = Package(
             ],
             swiftSettings: testableInRelease
         ),
+        /// glibc's `mallopt`, for the daemon's allocator settings (`MallocTuning`).
+        .systemLibrary(name: "CMalloc"),
         /// Debian's libxcrypt, for the bcrypt hashes of imported users.
         .systemLibrary(
             name: "CCrypt",
@@ -145,6 +147,7 @@ let package = Package(
             name: "authemu",
             dependencies: [
                 "CSystemd",
+                "CMalloc",
                 "AuthEmulator",
                 "AuthEmulatorSQLite",
                 "AuthEmulatorPostgres",

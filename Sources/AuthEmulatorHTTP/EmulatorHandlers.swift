@@ -23,25 +23,24 @@ enum EmulatorHandlers {
             projectId: request.caller.scope.projectId, patch: request.rawBody)
     }
 
-    static func oobCodes(_ request: ApiRequest) async throws -> JSONValue {
-        try await request.emulator.listOobCodes(request.caller.scope)
+    static func oobCodes(_ request: ApiRequest) async throws -> JSONListing {
+        try await request.emulator.oobCodeListing(request.caller.scope)
     }
 
     static func clearOobCodes(_ request: ApiRequest) async throws -> JSONValue {
         try await request.emulator.clearOobCodes(request.caller.scope)
     }
 
-    static func verificationCodes(_ request: ApiRequest) async throws -> JSONValue {
+    static func verificationCodes(_ request: ApiRequest) async throws -> JSONListing {
         try await request.emulator.verificationCodes(request.caller.scope)
     }
 
-    static func smsMessages(_ request: ApiRequest) async throws -> JSONValue {
+    static func smsMessages(_ request: ApiRequest) async throws -> JSONListing {
         let query = try SmsQueryParameters.parse(request)
         let (emulator, scope) = (request.emulator, request.caller.scope)
-        let messages = try await request.untilClientLeaves(waiting: query.wait > 0) {
-            try await emulator.smsMessages(scope, query.filter, wait: query.wait)
+        return try await request.untilClientLeaves(waiting: query.wait > 0) {
+            try await emulator.smsMessageListing(scope, query.filter, wait: query.wait)
         }
-        return .object(["smsMessages": .array(messages.map(\.wireValue))])
     }
 
     static func clearSmsMessages(_ request: ApiRequest) async throws -> JSONValue {

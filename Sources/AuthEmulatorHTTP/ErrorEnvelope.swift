@@ -44,9 +44,26 @@ enum ErrorEnvelope {
 /// JSON responses.
 enum JSONResponse {
     static func make(_ value: JSONValue, status: HTTPResponse.Status = .ok) -> Response {
+        make(bytes: value.serialized(), status: status)
+    }
+
+    static func make(bytes: [UInt8], status: HTTPResponse.Status = .ok) -> Response {
         Response(
             status: status, headers: [.contentType: "application/json; charset=utf-8"],
-            body: .init(byteBuffer: ByteBuffer(bytes: value.serialized())))
+            body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    /// A listing, its entries written straight into the answer's buffer (one copy of megabytes).
+    static func make(listing: JSONListing) -> Response {
+        var buffer = ByteBufferAllocator().buffer(capacity: listing.count)
+        buffer.writeBytes(listing.opening)
+        for (index, entry) in listing.entries.enumerated() {
+            if index > 0 { buffer.writeInteger(UInt8(ascii: ",")) }
+            buffer.writeBytes(entry)
+        }
+        buffer.writeBytes(JSONListing.closing)
+        return Response(
+            status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: buffer))
     }
 }
 

@@ -25,6 +25,8 @@ struct Route: Sendable {
 enum RouteHandler: Sendable {
     /// A JSON API: credentials checked for the route's access, the body decoded, a JSON answer.
     case api(@Sendable (ApiRequest) async throws -> JSONValue)
+    /// A JSON API whose answer comes serialized (the code log's listings, `JSONListing`).
+    case listing(@Sendable (ApiRequest) async throws -> JSONListing)
     /// An operation authemu does not serve yet: credentials checked, then 501 NOT_IMPLEMENTED.
     case notImplemented(String)
     /// A page, an asset or a redirect, answered as it is (no credential).
@@ -119,6 +121,11 @@ struct RouteRegistration<Context: RequestContext> {
             return { request, context in
                 let api = try await ApiRequest.make(request, context, access: access, services: services)
                 return JSONResponse.make(try await handler(api))
+            }
+        case .listing(let handler):
+            return { request, context in
+                let api = try await ApiRequest.make(request, context, access: access, services: services)
+                return JSONResponse.make(listing: try await handler(api))
             }
         case .notImplemented(let operation):
             return { request, context in

@@ -10,7 +10,19 @@ enum PostgresSchema {
         ("pg2-email-lookups-in-uid-order", emailLookupsInUidOrder),
         ("pg3-clock-freeze", "ALTER TABLE clock_offset ADD COLUMN frozen_at DOUBLE PRECISION"),
         ("pg4-sms-status-index", smsStatusIndex),
+        ("pg5-listing-entries", listingEntries),
     ]
+
+    /// The code log's listings read entries kept ready as each message or code is written
+    /// (`JSONListing`), joined by the server; rows written before this migration have none and
+    /// are encoded on read. The pending codes come from a partial index in id order.
+    private static let listingEntries = """
+        ALTER TABLE sms_messages ADD COLUMN listing BYTEA, ADD COLUMN code_listing BYTEA,
+            ADD COLUMN expires_at DOUBLE PRECISION;
+        ALTER TABLE oob_codes ADD COLUMN listing BYTEA;
+        CREATE INDEX sms_messages_pending_codes ON sms_messages (project_id, tenant_id, id)
+            INCLUDE (expires_at, code_listing) WHERE status = 'PENDING'
+        """
 
     /// A phone's pending codes are found in the index, not by reading every code it was ever sent.
     private static let smsStatusIndex = """

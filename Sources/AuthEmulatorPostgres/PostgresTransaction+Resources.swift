@@ -64,8 +64,9 @@ extension PostgresTransaction {
         try await session.execute(
             """
             \(Self.outboxLock(project: 1))
-            INSERT INTO oob_codes (project_id, tenant_id, oob_code, data) SELECT $1, $2, $3, $4 FROM outbox_lock
-            """, scoped(scope) + [.text(code.oobCode), encode(code)])
+            INSERT INTO oob_codes (project_id, tenant_id, oob_code, data, listing)
+            SELECT $1, $2, $3, $4, $5 FROM outbox_lock
+            """, scoped(scope) + [.text(code.oobCode), encode(code), .bytes(code.listingEntry)])
     }
 
     func deleteOobCode(_ scope: Scope, code: String) async throws {
@@ -78,6 +79,13 @@ extension PostgresTransaction {
         try await session.values(
             Data.self, "SELECT data FROM oob_codes WHERE project_id = $1 AND tenant_id = $2 ORDER BY seq", scoped(scope)
         ).map { try decode(OobCode.self, $0) }
+    }
+
+    func oobCodeEntries(_ scope: Scope) async throws -> [Data] {
+        try await joinedEntries(
+            "listing", order: "seq", from: "FROM oob_codes WHERE project_id = $1 AND tenant_id = $2 ORDER BY seq",
+            scoped(scope)
+        ) { try decode(OobCode.self, $0).listingEntry }
     }
 
     func deleteAllOobCodes(_ scope: Scope) async throws {

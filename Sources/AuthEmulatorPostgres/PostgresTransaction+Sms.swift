@@ -30,10 +30,17 @@ extension PostgresTransaction {
         return stored
     }
 
+    /// The record, and its listing entries kept ready for the code log (`JSONListing`).
     func updateSms(_ message: SmsMessage) async throws {
         try await session.execute(
-            "UPDATE sms_messages SET status = $1, data = $2 WHERE id = $3",
-            [.text(message.status.rawValue), .bytes(message.storedData), .int(message.id)])
+            """
+            UPDATE sms_messages SET status = $1, data = $2, listing = $3, code_listing = $4, expires_at = $5
+            WHERE id = $6
+            """,
+            [
+                .text(message.status.rawValue), .bytes(message.storedData), .bytes(message.listingEntry),
+                .bytes(message.codeEntry), .double(message.expiresAt.timeIntervalSince1970), .int(message.id),
+            ])
         changed(.sms)
     }
 
@@ -44,7 +51,68 @@ extension PostgresTransaction {
     }
 
     func listSms(_ scope: Scope, _ query: SmsQuery) async throws -> [SmsMessage] {
-        var sql = "SELECT data FROM sms_messages WHERE project_id = $1 AND tenant_id = $2"
+        let (conditions, binds) = smsFilter(scope, query)
+        return try await smsMessages("SELECT data FROM sms_messages WHERE \(conditions)", binds)
+    }
+
+    /// The listing entries of `listSms`'s messages, joined by the server.
+    func smsEntries(_ scope: Scope, _ query: SmsQuery) async throws -> [Data] {
+        let (conditions, binds) = smsFilter(scope, query)
+        return try await joinedEntries("listing", order: "id", from: "FROM sms_messages WHERE \(conditions)", binds) {
+            data in try SmsMessage(stored: JSONValue.parse(data)).listingEntry
+        }
+    }
+
+    func pendingCodeEntries(_ scope: Scope, now: Date) async throws -> [Data] {
+        try await joinedEntries(
+            "code_listing", order: "id",
+            from: """
+                FROM sms_messages WHERE project_id = $1 AND tenant_id = $2 AND status = 'PENDING'
+                AND (expires_at IS NULL OR expires_at > $3)
+                """,
+            scoped(scope) + [.double(now.timeIntervalSince1970)]
+        ) { data in
+            let message = try SmsMessage(stored: JSONValue.parse(data))
+            return message.expiresAt > now ? message.codeEntry : nil
+        }
+    }
+
+    /// The `column` of the rows that `source` (`FROM … WHERE …`, with `ORDER BY` and `LIMIT` if
+    /// any) finds, joined by commas in `order` by the server: one row back however many entries.
+    /// If a row has none (written by an older authemu), every row is read again, with the record
+    /// (`data`) of those, from which `make` makes the entry or leaves the row out.
+    func joinedEntries(
+        _ column: String, order: String, from source: String, _ binds: [Bind], make: (Data) throws -> Data?
+    ) async throws -> [Data] {
+        let joined = """
+            SELECT string_agg(entry, ','::bytea ORDER BY position), count(*) - count(entry)
+            FROM (SELECT \(column) AS entry, \(order) AS position \(source)) listed
+            """
+        guard let row = try await session.rows(joined, binds).first else { return [] }
+        let (entries, missing) = try row.decode((Data?, Int64).self)
+        if missing == 0 { return entries.map { [$0] } ?? [] }
+        return try await self.entries(
+            "SELECT \(column), CASE WHEN \(column) IS NULL THEN data END \(source)", binds, make: make)
+    }
+
+    /// The first column of each row; a row without one (NULL) is made from its record (the
+    /// second column) by `make`, which may leave it out.
+    func entries(_ sql: String, _ binds: [Bind], make: (Data) throws -> Data?) async throws -> [Data] {
+        var entries: [Data] = []
+        for row in try await session.rows(sql, binds) {
+            let (entry, record) = try row.decode((Data?, Data?).self)
+            if let entry {
+                entries.append(entry)
+            } else if let record, let made = try make(record) {
+                entries.append(made)
+            }
+        }
+        return entries
+    }
+
+    /// The `WHERE` clause (with `ORDER BY` and `LIMIT`) of a query over a scope's outbox.
+    func smsFilter(_ scope: Scope, _ query: SmsQuery) -> (String, [Bind]) {
+        var sql = "project_id = $1 AND tenant_id = $2"
         var binds = scoped(scope)
         func add(_ condition: String, _ bind: Bind) {
             binds.append(bind)
@@ -65,7 +133,7 @@ extension PostgresTransaction {
             binds.append(.int(limit))
             sql += " LIMIT $\(binds.count)"
         }
-        return try await smsMessages(sql, binds)
+        return (sql, binds)
     }
 
     func deleteAllSms(_ scope: Scope) async throws {

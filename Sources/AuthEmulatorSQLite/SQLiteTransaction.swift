@@ -284,8 +284,10 @@ struct SQLiteTransaction: StoreTransaction {
 
     func saveOobCode(_ scope: Scope, _ code: OobCode) throws {
         try execute(
-            sql: "INSERT OR REPLACE INTO oob_codes (project_id, tenant_id, oob_code, data) VALUES (?, ?, ?, ?)",
-            arguments: [scope.projectId, tenantKey(scope), code.oobCode, encode(code)])
+            sql: """
+                INSERT OR REPLACE INTO oob_codes (project_id, tenant_id, oob_code, data, listing) VALUES (?, ?, ?, ?, ?)
+                """,
+            arguments: [scope.projectId, tenantKey(scope), code.oobCode, encode(code), code.listingEntry])
     }
 
     func deleteOobCode(_ scope: Scope, code: String) throws {
@@ -299,6 +301,14 @@ struct SQLiteTransaction: StoreTransaction {
             cached: db, sql: "SELECT data FROM oob_codes WHERE project_id = ? AND tenant_id = ? ORDER BY seq",
             arguments: [scope.projectId, tenantKey(scope)]
         ).map { try decode(OobCode.self, $0) }
+    }
+
+    /// From the covering index `oob_codes_listing` alone, in its (creation) order.
+    func oobCodeEntries(_ scope: Scope) throws -> [Data] {
+        try joinedEntries(
+            "listing", from: "FROM oob_codes INDEXED BY oob_codes_listing WHERE project_id = ? AND tenant_id = ?",
+            order: "seq", [scope.projectId, tenantKey(scope)]
+        ) { try decode(OobCode.self, $0).listingEntry }
     }
 
     func deleteAllOobCodes(_ scope: Scope) throws {

@@ -189,6 +189,24 @@ enum Schema {
                     DROP INDEX sms_messages_scope;
                     """)
         }
+        // The code log's listings read entries kept ready as each message or code is written
+        // (`JSONListing`), joined by SQLite itself; rows written before this migration have none
+        // and are encoded on read. The pending codes and a scope's email codes are read from
+        // covering indexes alone, in order (the email codes were a scan of every project's). The
+        // partial index holds `status` too: without it SQLite 3.40 reads each row to check it.
+        migrator.registerMigration("v13-listing-entries") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE sms_messages ADD COLUMN listing BLOB;
+                    ALTER TABLE sms_messages ADD COLUMN code_listing BLOB;
+                    ALTER TABLE sms_messages ADD COLUMN expires_at REAL;
+                    ALTER TABLE oob_codes ADD COLUMN listing BLOB;
+                    CREATE INDEX sms_messages_pending_codes
+                        ON sms_messages(project_id, tenant_id, id, status, expires_at, code_listing)
+                        WHERE status = 'PENDING';
+                    CREATE INDEX oob_codes_listing ON oob_codes(project_id, tenant_id, seq, listing);
+                    """)
+        }
         return migrator
     }()
 }

@@ -21,6 +21,7 @@ struct Serve: AsyncParsableCommand {
         LogSettings.shared.level = Logger.Level(rawValue: layer.logLevel ?? "info") ?? .info
         let logger = Logger(label: "authemu")
         fixed.logSources(logger)
+        MallocTuning.apply()
         let files = FileDescriptorLimit.raiseToHard()
         logger.debug("open files limit \(files.after) (was \(files.before))")
         let activated = Systemd.listenFileDescriptors()

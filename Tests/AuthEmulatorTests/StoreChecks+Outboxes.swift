@@ -59,6 +59,32 @@ extension StoreChecks {
         #expect(read.7 == 2, label)
         #expect(read.8 == 3, label)
         #expect(read.9 == nil, label)
+        // The listings' entries are the records' own, in the same order, for every filter (a store
+        // may hand runs of them joined); the pending codes leave out used and expired ones (s2
+        // expires at 1_700_000_400).
+        @Sendable func body(_ entries: [Data]) -> String {
+            String(decoding: JSONListing.body("l", entries), as: UTF8.self)
+        }
+        let listings = try await store.read { tx in
+            (
+                body(try await tx.listSms(scope, SmsQuery()).map(\.listingEntry)),
+                body(try await tx.smsEntries(scope, SmsQuery())),
+                body(
+                    try await tx.listSms(scope, SmsQuery(phoneNumber: "+15550001", afterId: 0, limit: 5)).map(
+                        \.listingEntry)),
+                body(try await tx.smsEntries(scope, SmsQuery(phoneNumber: "+15550001", afterId: 0, limit: 5))),
+                body(try await tx.pendingCodeEntries(scope, now: Date(timeIntervalSince1970: 1_700_000_350))),
+                body(try await tx.pendingCodeEntries(scope, now: Date(timeIntervalSince1970: 1_700_000_450))),
+                body(try await tx.pendingCodeEntries(tenant, now: Date(timeIntervalSince1970: 0))),
+                body(try await tx.smsEntries(tenant, SmsQuery(phoneNumber: "+15559999")))
+            )
+        }
+        #expect(listings.0 == listings.1 && listings.1.components(separatedBy: #""sessionInfo""#).count == 4, label)
+        #expect(listings.2 == listings.3 && listings.3.components(separatedBy: #""sessionInfo""#).count == 3, label)
+        #expect(listings.4 == body([stored[1].codeEntry, stored[2].codeEntry]), label)
+        #expect(listings.5 == body([stored[2].codeEntry]), label)
+        #expect(listings.6 == #"{"l":[{"code":"123456","phoneNumber":"+15550001","sessionInfo":"s4"}]}"#, label)
+        #expect(listings.7 == #"{"l":[]}"#, label)
         try await store.write { tx in try await tx.deleteAllSms(scope) }
         let left = try await store.read { tx in
             (try await tx.listSms(scope, SmsQuery()), try await tx.listSms(tenant, SmsQuery()))

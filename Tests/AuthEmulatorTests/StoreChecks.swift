@@ -199,6 +199,11 @@ enum StoreChecks {
         let removed = try await store.write { tx in
             try await tx.saveOobCode(scope, code)
             let order = try await tx.listOobCodes(scope).map(\.oobCode)
+            // The listing's entries are the codes' own, in the same order.
+            #expect(
+                JSONListing.body("l", try await tx.oobCodeEntries(scope))
+                    == JSONListing.body("l", try await tx.listOobCodes(scope).map(\.listingEntry)), label)
+            #expect(try await tx.listOobCodes(scope).count == 2, label)
             try await tx.deleteOobCode(scope, code: "code1")
             let afterOne = try await tx.listOobCodes(scope).map(\.oobCode)
             try await tx.deleteAllOobCodes(scope)

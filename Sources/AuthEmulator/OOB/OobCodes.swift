@@ -274,16 +274,11 @@ extension Emulator {
 
     public func listOobCodes(_ scope: Scope) async throws -> JSONValue {
         let codes = try await store.read { tx in try await tx.listOobCodes(scope) }
-        return .object([
-            "oobCodes": .array(
-                codes.map { code in
-                    var entry: [String: JSONValue] = [
-                        "email": .string(code.email), "requestType": .string(code.requestType.rawValue),
-                        "oobCode": .string(code.oobCode), "oobLink": .string(code.oobLink),
-                    ]
-                    if let newEmail = code.newEmail { entry["newEmail"] = .string(newEmail) }
-                    return .object(entry)
-                })
-        ])
+        return .object(["oobCodes": .array(codes.map(\.listingValue))])
+    }
+
+    /// `GET …/oobCodes`: the scope's codes, oldest first, from the entries kept as they were issued.
+    public func oobCodeListing(_ scope: Scope) async throws -> JSONListing {
+        JSONListing("oobCodes", try await store.read { tx in try await tx.oobCodeEntries(scope) })
     }
 }

@@ -172,17 +172,17 @@ extension Emulator {
     }
 
     /// The firebase-tools `verificationCodes` view: pending, unexpired codes in creation order.
-    public func verificationCodes(_ scope: Scope) async throws -> JSONValue {
+    /// `GET …/verificationCodes`: the scope's pending, unexpired codes (firebase-tools' shape).
+    public func verificationCodes(_ scope: Scope) async throws -> JSONListing {
         let now = clock.now()
-        let pending = try await store.read { tx in try await tx.listSms(scope, SmsQuery(statuses: [.pending])) }
-        return .object([
-            "verificationCodes": .array(
-                pending.filter { $0.expiresAt > now }.map {
-                    .object([
-                        "code": .string($0.code), "phoneNumber": .string($0.phoneNumber),
-                        "sessionInfo": .string($0.sessionInfo),
-                    ])
-                })
-        ])
+        return JSONListing(
+            "verificationCodes", try await store.read { tx in try await tx.pendingCodeEntries(scope, now: now) })
+    }
+
+    /// `GET …/smsMessages`: the outbox entries matching `query`; with `wait` > 0 and none yet,
+    /// waits up to that many seconds for one to be sent.
+    public func smsMessageListing(_ scope: Scope, _ query: SmsQuery, wait: Double) async throws -> JSONListing {
+        JSONListing(
+            "smsMessages", try await longPoll(outboxSignal, wait: wait) { tx in try await tx.smsEntries(scope, query) })
     }
 }

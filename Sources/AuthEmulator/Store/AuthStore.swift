@@ -50,6 +50,9 @@ public protocol OobCodeRepository {
     func saveOobCode(_ scope: Scope, _ code: OobCode) async throws
     func deleteOobCode(_ scope: Scope, code: String) async throws
     func listOobCodes(_ scope: Scope) async throws -> [OobCode]
+    /// The `listingEntry` of each code of a scope, in creation order; an element may hold a run of
+    /// entries already joined by commas (`JSONListing` joins the elements with commas too).
+    func oobCodeEntries(_ scope: Scope) async throws -> [Data]
     func deleteAllOobCodes(_ scope: Scope) async throws
 }
 
@@ -70,6 +73,12 @@ public protocol SmsOutboxRepository {
     func sms(sessionInfo: String) async throws -> SmsMessage?
     /// Messages of a scope matching `query`, oldest first.
     func listSms(_ scope: Scope, _ query: SmsQuery) async throws -> [SmsMessage]
+    /// The `listingEntry` of each message `listSms` would return, oldest first (elements may be
+    /// runs of entries joined by commas, as `oobCodeEntries`).
+    func smsEntries(_ scope: Scope, _ query: SmsQuery) async throws -> [Data]
+    /// The `codeEntry` of each pending message of a scope that expires after `now`, oldest first
+    /// (elements may be runs of entries joined by commas).
+    func pendingCodeEntries(_ scope: Scope, now: Date) async throws -> [Data]
     func deleteAllSms(_ scope: Scope) async throws
     /// How many messages went to a number (or came from a client address) since a time.
     func countSms(phoneNumber: String, since: Date) async throws -> Int
