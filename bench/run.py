@@ -18,6 +18,8 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 
+import code_log
+
 ROOT = Path(__file__).resolve().parents[1]
 RELEASE = ROOT / ".build" / "release"
 AUTHEMU = RELEASE / "authemu"  # --authemu replaces it (e.g. to compare two builds)
@@ -230,8 +232,14 @@ def main():
             results[(name, connections)] = wrk(server, script, connections, options.seconds, env)
     small_latency = {s: wrk(server, s, 1, options.seconds, env)["p50_us"] for s in ("signin.lua", "lookup.lua")}
     server.stop()
+    # The code log on a daemon of its own (the flows above left codes in theirs).
+    log_server = authemu(str(work / "codelog.sqlite"))
+    log_rows = code_log.cells(log_server, PROJECT, cpu_seconds,
+                              lambda seconds: wrk(log_server, "signup.lua", 4, seconds, {"BENCH_PREFIX": "log"}))
+    log_server.stop()
     if options.throughput_only:
         print_requests(options, base_results, floor_results, flows, results)
+        code_log.print_cells(*log_rows)
         shutil.rmtree(work, ignore_errors=True)
         return 0
 
@@ -253,6 +261,7 @@ def main():
     cold_big = cold_start(big, options.starts)
 
     print_requests(options, base_results, floor_results, flows, results)
+    code_log.print_cells(*log_rows)
     print()
     print(f"cold start to READY=1 (median of {options.starts}): empty {cold_empty[0]:.1f} ms, "
           f"{options.accounts:,} accounts {cold_big[0]:.1f} ms")
