@@ -144,19 +144,9 @@ struct ApiRequest: Sendable {
         let parts = header.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { return false }
         let token = parts[1].trimmingCharacters(in: .whitespaces)
-        if constantTimeEqual(token, ownerToken) { return true }
+        if ConstantTime.equal(token, ownerToken) { return true }
         if ownerToken == HTTPSettings.defaultAdminToken, token.hasPrefix("ya29.") { return true }
         throw AuthError.invalidCredentials
-    }
-
-    /// Whether two strings have the same bytes, in a time that depends only on their lengths.
-    static func constantTimeEqual(_ given: String, _ expected: String) -> Bool {
-        let (a, b) = (Array(given.utf8), Array(expected.utf8))
-        var difference = UInt8(truncatingIfNeeded: a.count ^ b.count)
-        for index in 0..<max(a.count, b.count) {
-            difference |= (index < a.count ? a[index] : 0) ^ (index < b.count ? b[index] : 0)
-        }
-        return difference == 0 && a.count == b.count
     }
 
     static func readBody(_ request: Request, limit: Int, method: HTTPRequest.Method) async throws -> JSONValue {

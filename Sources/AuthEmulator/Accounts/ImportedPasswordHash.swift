@@ -47,10 +47,10 @@ public struct ImportedPasswordHash: Codable, Sendable, Equatable {
     public func verify(_ password: String, hash: Data, salt: Data) -> Bool {
         if algorithm == "BCRYPT" { return Self.bcryptMatches(password, hash) }
         guard let computed = try? derive(password, salt: salt, length: hash.count) else { return false }
-        if Self.constantTimeEqual(computed, hash) { return true }
+        if !hash.isEmpty, ConstantTime.equal(computed, hash) { return true }
         // A digest uploaded as its hex text (firebase-admin's own MD5 import test does so).
         let hex = Data(computed.map { String(format: "%02x", $0) }.joined().utf8)
-        return Self.constantTimeEqual(hex, hash)
+        return !hash.isEmpty && ConstantTime.equal(hex, hash)
     }
 
     func derive(_ password: String, salt: Data, length: Int) throws -> Data {
@@ -124,11 +124,6 @@ public struct ImportedPasswordHash: Codable, Sendable, Equatable {
         UnsafeMutableRawPointer(state).initializeMemory(
             as: UInt8.self, repeating: 0, count: MemoryLayout<crypt_data>.size)
         guard let result = crypt_r(password, setting, state) else { return false }
-        return constantTimeEqual(Data(String(cString: result).utf8), hash)
-    }
-
-    static func constantTimeEqual(_ left: Data, _ right: Data) -> Bool {
-        guard left.count == right.count, !left.isEmpty else { return false }
-        return zip(left, right).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
+        return !hash.isEmpty && ConstantTime.equal(Data(String(cString: result).utf8), hash)
     }
 }

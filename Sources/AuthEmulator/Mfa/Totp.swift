@@ -46,7 +46,7 @@ public enum Totp {
         let keyed = HMAC<Insecure.SHA1>(key: SymmetricKey(data: secret))
         for offset in offsets {
             let candidate = current + Int64(offset)
-            if Emulator.constantTimeEquals(Self.code(keyed: keyed, step: candidate), code), found == nil {
+            if ConstantTime.equal(Self.code(keyed: keyed, step: candidate), code), found == nil {
                 found = candidate
             }
         }

@@ -124,7 +124,7 @@ extension Emulator {
             try await tx.updateSms(message)
             return .rejected(AuthError("SESSION_EXPIRED"))
         }
-        guard Self.constantTimeEquals(code, message.code) else {
+        guard ConstantTime.equal(code, message.code) else {
             message.attempts += 1
             if message.attempts >= settings.emulator.maxAttempts {
                 message.status = .locked
@@ -137,13 +137,6 @@ extension Emulator {
         message.status = .used
         try await tx.updateSms(message)
         return .accepted(message)
-    }
-
-    static func constantTimeEquals(_ lhs: String, _ rhs: String) -> Bool {
-        let left = Array(lhs.utf8)
-        let right = Array(rhs.utf8)
-        guard left.count == right.count else { return false }
-        return zip(left, right).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
     }
 
     /// The outbox of a scope; with `wait` > 0 and nothing matching, waits up to that many seconds

@@ -30,7 +30,7 @@ struct InspectorAccess: Sendable {
     func allows(_ request: Request) -> Bool {
         if loopbackOnly { return true }
         if let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer "),
-            Self.equal(String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces), adminToken)
+            ConstantTime.equal(String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces), adminToken)
         {
             return true
         }
@@ -50,7 +50,7 @@ struct InspectorAccess: Sendable {
         guard parts.count == 2, let nonce = Base64.decodeAny(String(parts[0])), nonce.count == 16 else {
             return false
         }
-        return Self.equal(String(parts[1]), Base64.url(mac(nonce)))
+        return ConstantTime.equal(String(parts[1]), Base64.url(mac(nonce)))
     }
 
     private func mac(_ nonce: Data) -> Data {
@@ -70,7 +70,7 @@ struct InspectorAccess: Sendable {
     /// A POST's form field `_csrf` equals its cookie.
     static func csrfValid(_ request: Request, form: [String: String]) -> Bool {
         guard let cookie = cookie(csrfCookie, in: request), let field = form["_csrf"] else { return false }
-        return equal(cookie, field)
+        return ConstantTime.equal(cookie, field)
     }
 
     static func cookie(_ name: String, in request: Request) -> String? {
@@ -87,12 +87,5 @@ struct InspectorAccess: Sendable {
 
     static func setCookie(_ name: String, _ value: String) -> String {
         "\(name)=\(value); Path=/emulator/ui; HttpOnly; SameSite=Strict"
-    }
-
-    static func equal(_ left: String, _ right: String) -> Bool {
-        let a = Array(left.utf8)
-        let b = Array(right.utf8)
-        guard a.count == b.count else { return false }
-        return zip(a, b).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
     }
 }

@@ -57,7 +57,7 @@ extension InspectorPages {
         guard InspectorAccess.csrfValid(request, form: form) else {
             return loginPage(request, next: form["next"], error: "This form has expired: try again.")
         }
-        guard let token = form["token"], InspectorAccess.equal(token, access.adminToken) else {
+        guard let token = form["token"], ConstantTime.equal(token, access.adminToken) else {
             return loginPage(request, next: form["next"], error: "That is not the admin token.")
         }
         var response = Self.redirect(Self.safeNext(form["next"]))
