@@ -85,7 +85,7 @@ extension PostgresTransaction {
         try await joinedEntries(
             "listing", order: "seq", from: "FROM oob_codes WHERE project_id = $1 AND tenant_id = $2 ORDER BY seq",
             scoped(scope)
-        ) { try decode(OobCode.self, $0).listingEntry }
+        ) { try decode(OobCode.self, $0).listingEntry }.entries
     }
 
     func deleteAllOobCodes(_ scope: Scope) async throws {

@@ -60,39 +60,54 @@ extension PostgresTransaction {
         let (conditions, binds) = smsFilter(scope, query)
         return try await joinedEntries("listing", order: "id", from: "FROM sms_messages WHERE \(conditions)", binds) {
             data in try SmsMessage(stored: JSONValue.parse(data)).listingEntry
-        }
+        }.entries
     }
 
-    func pendingCodeEntries(_ scope: Scope, now: Date) async throws -> [Data] {
-        try await joinedEntries(
+    func pendingCodeEntries(_ scope: Scope, now: Date) async throws -> PendingCodeEntries {
+        var earliestOfRecords: Date?
+        let (entries, earliest) = try await joinedEntries(
             "code_listing", order: "id",
             from: """
                 FROM sms_messages WHERE project_id = $1 AND tenant_id = $2 AND status = 'PENDING'
                 AND (expires_at IS NULL OR expires_at > $3)
                 """,
-            scoped(scope) + [.double(now.timeIntervalSince1970)]
+            scoped(scope) + [.double(now.timeIntervalSince1970)], minimum: "expires_at"
         ) { data in
             let message = try SmsMessage(stored: JSONValue.parse(data))
-            return message.expiresAt > now ? message.codeEntry : nil
+            guard message.expiresAt > now else { return nil }
+            earliestOfRecords = min(earliestOfRecords ?? message.expiresAt, message.expiresAt)
+            return message.codeEntry
         }
+        let expiries = [earliest.map { Date(timeIntervalSince1970: $0) }, earliestOfRecords].compactMap { $0 }
+        return PendingCodeEntries(entries, earliestExpiry: expiries.min())
     }
+
+    /// None: ids are drawn before commit, so a code sent concurrently with another's use could
+    /// leave the newest id and the count as they were. Listings are read from the rows.
+    func codeListingVersion(_ scope: Scope, _ listing: CodeListing) async throws -> CodeListingVersion? { nil }
 
     /// The `column` of the rows that `source` (`FROM … WHERE …`, with `ORDER BY` and `LIMIT` if
     /// any) finds, joined by commas in `order` by the server: one row back however many entries.
     /// If a row has none (written by an older authemu), every row is read again, with the record
-    /// (`data`) of those, from which `make` makes the entry or leaves the row out.
+    /// (`data`) of those, from which `make` makes the entry or leaves the row out. With `minimum`,
+    /// the least value of that (double precision) column over the rows comes too.
     func joinedEntries(
-        _ column: String, order: String, from source: String, _ binds: [Bind], make: (Data) throws -> Data?
-    ) async throws -> [Data] {
+        _ column: String, order: String, from source: String, _ binds: [Bind], minimum: String? = nil,
+        make: (Data) throws -> Data?
+    ) async throws -> (entries: [Data], minimum: Double?) {
         let joined = """
-            SELECT string_agg(entry, ','::bytea ORDER BY position), count(*) - count(entry)
-            FROM (SELECT \(column) AS entry, \(order) AS position \(source)) listed
+            SELECT string_agg(entry, ','::bytea ORDER BY position), count(*) - count(entry), min(least)
+            FROM (SELECT \(column) AS entry, \(order) AS position, \(minimum ?? "NULL::double precision") AS least
+            \(source)) listed
             """
-        guard let row = try await session.rows(joined, binds).first else { return [] }
-        let (entries, missing) = try row.decode((Data?, Int64).self)
-        if missing == 0 { return entries.map { [$0] } ?? [] }
-        return try await self.entries(
-            "SELECT \(column), CASE WHEN \(column) IS NULL THEN data END \(source)", binds, make: make)
+        guard let row = try await session.rows(joined, binds).first else { return ([], nil) }
+        let (entries, missing, least) = try row.decode((Data?, Int64, Double?).self)
+        if missing == 0 { return (entries.map { [$0] } ?? [], least) }
+        return (
+            try await self.entries(
+                "SELECT \(column), CASE WHEN \(column) IS NULL THEN data END \(source)", binds, make: make),
+            least
+        )
     }
 
     /// The first column of each row; a row without one (NULL) is made from its record (the

@@ -72,21 +72,27 @@ extension SQLiteTransaction {
         return try joinedEntries(
             "listing", from: "FROM sms_messages WHERE id IN (SELECT id FROM sms_messages WHERE \(conditions))",
             order: "id", arguments
-        ) { data in try SmsMessage(stored: JSONValue.parse(data)).listingEntry }
+        ) { data in try SmsMessage(stored: JSONValue.parse(data)).listingEntry }.entries
     }
 
     /// From the partial covering index `sms_messages_pending_codes` alone, in its (id) order.
-    func pendingCodeEntries(_ scope: Scope, now: Date) throws -> [Data] {
-        try joinedEntries(
+    func pendingCodeEntries(_ scope: Scope, now: Date) throws -> PendingCodeEntries {
+        var earliestOfRecords: Date?
+        let (entries, earliest) = try joinedEntries(
             "code_listing",
             from: """
                 FROM sms_messages INDEXED BY sms_messages_pending_codes
                 WHERE project_id = ? AND tenant_id = ? AND status = 'PENDING' AND (expires_at IS NULL OR expires_at > ?)
-                """, order: "id", [scope.projectId, scope.tenantId ?? "", now.timeIntervalSince1970]
+                """, order: "id", [scope.projectId, scope.tenantId ?? "", now.timeIntervalSince1970],
+            minimum: "expires_at"
         ) { data in
             let message = try SmsMessage(stored: JSONValue.parse(data))
-            return message.expiresAt > now ? message.codeEntry : nil
+            guard message.expiresAt > now else { return nil }
+            earliestOfRecords = min(earliestOfRecords ?? message.expiresAt, message.expiresAt)
+            return message.codeEntry
         }
+        let expiries = [earliest.map { Date(timeIntervalSince1970: $0) }, earliestOfRecords].compactMap { $0 }
+        return PendingCodeEntries(entries, earliestExpiry: expiries.min())
     }
 
     /// The `column` of the rows that `source` (`FROM … WHERE …`) finds, joined by commas in one
@@ -95,15 +101,42 @@ extension SQLiteTransaction {
     /// BY`), or of the rowids an `id IN (…)` lists. An aggregate over an ordered subquery cost 2.5
     /// times as much as this flat one. If a row has no entry (written by an older authemu), the rows are
     /// read again in `order`, with their records (`data`), from which `make` makes the entry or
-    /// leaves the row out.
+    /// leaves the row out. With `minimum`, the least value of that column over the rows comes too.
     func joinedEntries(
         _ column: String, from source: String, order: String, _ arguments: StatementArguments,
-        make: (Data) throws -> Data?
-    ) throws -> [Data] {
-        let sql = "SELECT group_concat(\(column), ','), count(*) - count(\(column)) \(source)"
-        guard let row = try Row.fetchOne(db.cachedStatement(sql: sql), arguments: arguments) else { return [] }
-        if row[1] as Int == 0 { return (row[0] as Data?).map { [$0] } ?? [] }
-        return try entries("SELECT \(column), data \(source) ORDER BY \(order)", arguments, make: make)
+        minimum: String? = nil, make: (Data) throws -> Data?
+    ) throws -> (entries: [Data], minimum: Double?) {
+        let sql =
+            "SELECT group_concat(\(column), ','), count(*) - count(\(column)), min(\(minimum ?? "NULL")) \(source)"
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: sql), arguments: arguments) else { return ([], nil) }
+        let least = row[2] as Double?
+        if row[1] as Int == 0 { return ((row[0] as Data?).map { [$0] } ?? [], least) }
+        return (try entries("SELECT \(column), data \(source) ORDER BY \(order)", arguments, make: make), least)
+    }
+
+    /// The newest listed row and how many are listed, from the listing's covering index. Valid as
+    /// a version because SQLite commits one writer at a time: a row that joins a listing has an id
+    /// above every id a reader saw before (AUTOINCREMENT: never reused), and one that leaves it
+    /// lowers the count. Two subqueries: SQLite finds each `max` at the end of the index range,
+    /// and counting alone costs half of counting beside a `max`.
+    func codeListingVersion(_ scope: Scope, _ listing: CodeListing) throws -> CodeListingVersion? {
+        let (id, source) =
+            switch listing {
+            case .verificationCodes:
+                (
+                    "id",
+                    """
+                    FROM sms_messages INDEXED BY sms_messages_pending_codes
+                    WHERE project_id = ?1 AND tenant_id = ?2 AND status = 'PENDING'
+                    """
+                )
+            case .oobCodes:
+                ("seq", "FROM oob_codes INDEXED BY oob_codes_listing WHERE project_id = ?1 AND tenant_id = ?2")
+            }
+        let row = try Row.fetchOne(
+            db.cachedStatement(sql: "SELECT (SELECT max(\(id)) \(source)), (SELECT count(*) \(source))"),
+            arguments: [scope.projectId, scope.tenantId ?? ""])
+        return CodeListingVersion(newest: row?[0] ?? 0, count: row?[1] ?? 0)
     }
 
     /// The first column of each row; a row without one (NULL) is made from its record (the

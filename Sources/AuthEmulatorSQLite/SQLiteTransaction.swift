@@ -308,7 +308,7 @@ struct SQLiteTransaction: StoreTransaction {
         try joinedEntries(
             "listing", from: "FROM oob_codes INDEXED BY oob_codes_listing WHERE project_id = ? AND tenant_id = ?",
             order: "seq", [scope.projectId, tenantKey(scope)]
-        ) { try decode(OobCode.self, $0).listingEntry }
+        ) { try decode(OobCode.self, $0).listingEntry }.entries
     }
 
     func deleteAllOobCodes(_ scope: Scope) throws {

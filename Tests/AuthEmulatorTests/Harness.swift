@@ -14,11 +14,14 @@ struct Harness {
     let clock = ManualClock()
     let config: AppConfig
     let store: SQLiteStore
+    /// Of the seeded randomness (two harnesses on one database file need different ones).
+    let seed: UInt64
 
     init(
         project: String = "example", store: SQLiteStore? = nil, host: String = "127.0.0.1",
-        singleProject: SingleProjectMode = .off
+        singleProject: SingleProjectMode = .off, seed: UInt64 = 42
     ) throws {
+        self.seed = seed
         var config = AppConfig()
         config.host = host
         config.singleProjectMode = singleProject
@@ -55,7 +58,7 @@ struct Harness {
         var config = self.config
         if signedTokens { config.tokenSigning = .rs256 }
         let emulator = try await makeEmulator(
-            config: config, store: store, clock: clock, random: SeededRandomSource(seed: 42), functions: functions)
+            config: config, store: store, clock: clock, random: SeededRandomSource(seed: seed), functions: functions)
         let app = buildApplication(config: config, emulator: emulator)
         try await app.test(.router) { client in try await body(Client(client: client)) }
     }

@@ -32,7 +32,7 @@ struct ListingEntryTests {
             (
                 try await tx.smsEntries(scope, SmsQuery()),
                 try await tx.smsEntries(scope, SmsQuery(phoneNumber: "+15550002")),
-                try await tx.pendingCodeEntries(scope, now: Date(timeIntervalSince1970: 1_700_000_350)),
+                try await tx.pendingCodeEntries(scope, now: Date(timeIntervalSince1970: 1_700_000_350)).entries,
                 try await tx.oobCodeEntries(scope)
             )
         }

@@ -73,9 +73,9 @@ extension StoreChecks {
                     try await tx.listSms(scope, SmsQuery(phoneNumber: "+15550001", afterId: 0, limit: 5)).map(
                         \.listingEntry)),
                 body(try await tx.smsEntries(scope, SmsQuery(phoneNumber: "+15550001", afterId: 0, limit: 5))),
-                body(try await tx.pendingCodeEntries(scope, now: Date(timeIntervalSince1970: 1_700_000_350))),
-                body(try await tx.pendingCodeEntries(scope, now: Date(timeIntervalSince1970: 1_700_000_450))),
-                body(try await tx.pendingCodeEntries(tenant, now: Date(timeIntervalSince1970: 0))),
+                body(try await tx.pendingCodeEntries(scope, now: Date(timeIntervalSince1970: 1_700_000_350)).entries),
+                body(try await tx.pendingCodeEntries(scope, now: Date(timeIntervalSince1970: 1_700_000_450)).entries),
+                body(try await tx.pendingCodeEntries(tenant, now: Date(timeIntervalSince1970: 0)).entries),
                 body(try await tx.smsEntries(tenant, SmsQuery(phoneNumber: "+15559999")))
             )
         }
@@ -85,6 +85,15 @@ extension StoreChecks {
         #expect(listings.5 == body([stored[2].codeEntry]), label)
         #expect(listings.6 == #"{"l":[{"code":"123456","phoneNumber":"+15550001","sessionInfo":"s4"}]}"#, label)
         #expect(listings.7 == #"{"l":[]}"#, label)
+        // The earliest expiry of what is listed: s2's, then s3's; none when nothing is listed.
+        let expiries = try await store.read { tx in
+            [
+                try await tx.pendingCodeEntries(scope, now: Date(timeIntervalSince1970: 1_700_000_350)),
+                try await tx.pendingCodeEntries(scope, now: Date(timeIntervalSince1970: 1_700_000_450)),
+                try await tx.pendingCodeEntries(scope, now: Date(timeIntervalSince1970: 1_700_000_550)),
+            ].map { $0.earliestExpiry?.timeIntervalSince1970 }
+        }
+        #expect(expiries == [1_700_000_400, 1_700_000_500, nil], label)
         try await store.write { tx in try await tx.deleteAllSms(scope) }
         let left = try await store.read { tx in
             (try await tx.listSms(scope, SmsQuery()), try await tx.listSms(tenant, SmsQuery()))
@@ -202,5 +211,90 @@ extension StoreChecks {
         #expect(read.0 == 4, label)
         #expect(read.1 == [nil, "a", "b"], label)
         #expect(read.2 == "pk" && read.3 == nil, label)
+    }
+}
+
+extension StoreChecks {
+    /// A listing's version changes with a listed row (sent, used, deleted), and only then; a store
+    /// that cannot tell (PostgreSQL) answers nil for both listings.
+    static func codeListingVersions(_ store: any AuthStore, _ label: Comment) async throws {
+        let scope = Scope(projectId: "p")
+        let tenant = Scope(projectId: "p", tenantId: "t")
+        @Sendable func versions() async throws -> [CodeListingVersion?] {
+            try await store.read { tx in
+                [
+                    try await tx.codeListingVersion(scope, .verificationCodes),
+                    try await tx.codeListingVersion(scope, .oobCodes),
+                    try await tx.codeListingVersion(tenant, .verificationCodes),
+                ]
+            }
+        }
+        let first = try await versions()
+        guard first[0] != nil else {
+            #expect(first == [nil, nil, nil], label)
+            return
+        }
+        let empty = CodeListingVersion(newest: 0, count: 0)
+        #expect(first == [empty, empty, empty], label)
+        var seen = first
+        // Each step, then which of the three versions it must change.
+        let code = OobCode(email: "a@example.com", requestType: .verifyEmail, oobCode: "c1", oobLink: "http://l/c1")
+        let sent = sms("+15550001", "v1")
+        let steps: [(String, [Bool], @Sendable (any StoreTransaction) async throws -> Void)] = [
+            ("a code sent", [true, false, false], { tx in _ = try await tx.insertSms(sent) }),
+            (
+                "a tenant's code sent", [false, false, true],
+                { tx in _ = try await tx.insertSms(sms("+1", "v2", scope: tenant)) }
+            ),
+            ("an email code", [false, true, false], { tx in try await tx.saveOobCode(scope, code) }),
+            (
+                "a code used", [true, false, false],
+                { tx in
+                    var used = try await tx.sms(sessionInfo: "v1")!
+                    used.status = .used
+                    try await tx.updateSms(used)
+                }
+            ),
+            (
+                "a used code touched", [false, false, false],
+                { tx in
+                    var used = try await tx.sms(sessionInfo: "v1")!
+                    used.attempts = 3
+                    try await tx.updateSms(used)
+                }
+            ),
+            ("an email code used", [false, true, false], { tx in try await tx.deleteOobCode(scope, code: "c1") }),
+            ("the tenant's outbox emptied", [false, false, true], { tx in try await tx.deleteAllSms(tenant) }),
+            ("another code sent", [true, false, false], { tx in _ = try await tx.insertSms(sms("+15550004", "v4")) }),
+            (
+                "the outbox emptied and as many codes sent", [true, false, false],
+                { tx in
+                    try await tx.deleteAllSms(scope)
+                    _ = try await tx.insertSms(sms("+15550004", "v5"))
+                }
+            ),
+            ("an email code sent again", [false, true, false], { tx in try await tx.saveOobCode(scope, code) }),
+            ("that email code replaced", [false, true, false], { tx in try await tx.saveOobCode(scope, code) }),
+        ]
+        for (step, changes, write) in steps {
+            try await store.write(write)
+            let now = try await versions()
+            for index in 0..<3 {
+                if changes[index] {
+                    #expect(now[index] != seen[index], "\(label): \(step) changes version \(index)")
+                } else {
+                    #expect(now[index] == seen[index], "\(label): \(step) leaves version \(index)")
+                }
+            }
+            seen = now
+        }
+        // A write that fails changes nothing.
+        await #expect(throws: (any Error).self) {
+            try await store.write { tx in
+                _ = try await tx.insertSms(sms("+15550003", "v3"))
+                throw AuthError.emailExists
+            }
+        }
+        #expect(try await versions() == seen, label)
     }
 }

@@ -69,6 +69,7 @@ public final class Emulator: Sendable {
     /// Redirect IdP results on their way from the sign-in page to the helper iframe.
     public let redirectEvents = IdpRedirectEvents()
     let settingsCache = SettingsCache()
+    let codeListings = CodeListingCache()
     let warnedProjects = WarnedProjects()
 
     public init(

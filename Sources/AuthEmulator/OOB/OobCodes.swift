@@ -279,6 +279,12 @@ extension Emulator {
 
     /// `GET …/oobCodes`: the scope's codes, oldest first, from the entries kept as they were issued.
     public func oobCodeListing(_ scope: Scope) async throws -> JSONListing {
-        JSONListing("oobCodes", try await store.read { tx in try await tx.oobCodeEntries(scope) })
+        let now = clock.now()
+        let entries = try await store.read { tx in
+            try await self.codeListings.entries(scope, .oobCodes, now: now, in: tx) {
+                (try await tx.oobCodeEntries(scope), nil)
+            }
+        }
+        return JSONListing("oobCodes", entries)
     }
 }

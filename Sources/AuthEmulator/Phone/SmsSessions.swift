@@ -168,8 +168,13 @@ extension Emulator {
     /// `GET …/verificationCodes`: the scope's pending, unexpired codes (firebase-tools' shape).
     public func verificationCodes(_ scope: Scope) async throws -> JSONListing {
         let now = clock.now()
-        return JSONListing(
-            "verificationCodes", try await store.read { tx in try await tx.pendingCodeEntries(scope, now: now) })
+        let entries = try await store.read { tx in
+            try await self.codeListings.entries(scope, .verificationCodes, now: now, in: tx) {
+                let pending = try await tx.pendingCodeEntries(scope, now: now)
+                return (pending.entries, pending.earliestExpiry)
+            }
+        }
+        return JSONListing("verificationCodes", entries)
     }
 
     /// `GET …/smsMessages`: the outbox entries matching `query`; with `wait` > 0 and none yet,

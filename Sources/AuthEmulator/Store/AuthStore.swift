@@ -77,8 +77,8 @@ public protocol SmsOutboxRepository {
     /// runs of entries joined by commas, as `oobCodeEntries`).
     func smsEntries(_ scope: Scope, _ query: SmsQuery) async throws -> [Data]
     /// The `codeEntry` of each pending message of a scope that expires after `now`, oldest first
-    /// (elements may be runs of entries joined by commas).
-    func pendingCodeEntries(_ scope: Scope, now: Date) async throws -> [Data]
+    /// (elements may be runs of entries joined by commas), and the earliest of their expiries.
+    func pendingCodeEntries(_ scope: Scope, now: Date) async throws -> PendingCodeEntries
     func deleteAllSms(_ scope: Scope) async throws
     /// How many messages went to a number (or came from a client address) since a time.
     func countSms(phoneNumber: String, since: Date) async throws -> Int
@@ -86,6 +86,43 @@ public protocol SmsOutboxRepository {
     func saveTemporaryProof(_ proof: TemporaryProof) async throws
     func temporaryProof(_ proof: String) async throws -> TemporaryProof?
     func deleteTemporaryProof(_ proof: String) async throws
+}
+
+/// The pending codes of `verificationCodes`, and when the first of them expires (nil: none listed).
+public struct PendingCodeEntries: Sendable, Equatable {
+    public var entries: [Data]
+    public var earliestExpiry: Date?
+
+    public init(_ entries: [Data], earliestExpiry: Date?) {
+        self.entries = entries
+        self.earliestExpiry = earliestExpiry
+    }
+}
+
+/// The code log's two full listings.
+public enum CodeListing: String, Sendable, CaseIterable {
+    case verificationCodes, oobCodes
+}
+
+/// What changes whenever the rows of a scope's listing change: a code sent, used or deleted (a
+/// code's entry never changes once written, and a used code never becomes pending again).
+public struct CodeListingVersion: Sendable, Hashable {
+    /// The newest listed row's id; ids only grow, and a row joins a listing only when it is new.
+    public var newest: Int64
+    /// How many rows are listed.
+    public var count: Int64
+
+    public init(newest: Int64, count: Int64) {
+        self.newest = newest
+        self.count = count
+    }
+}
+
+/// The version of a scope's listing, read in the transaction that reads the listing, so that a
+/// reader can tell whether the listing it keeps in memory still holds.
+public protocol CodeListingVersionRepository {
+    /// nil when the store cannot tell (the listing is then read from the rows each time).
+    func codeListingVersion(_ scope: Scope, _ listing: CodeListing) async throws -> CodeListingVersion?
 }
 
 /// TOTP enrollments between start and finalize (the secret lives here until then).
@@ -98,7 +135,7 @@ public protocol TotpSessionRepository {
 /// Everything one transaction can touch.
 public protocol StoreTransaction: UserRepository, TenantRepository, ConfigRepository, OobCodeRepository,
     IdpConfigRepository, SmsOutboxRepository, TotpSessionRepository, AppVerificationRepository,
-    SigningKeyRepository, ClockSettingRepository, InspectorRepository
+    SigningKeyRepository, ClockSettingRepository, InspectorRepository, CodeListingVersionRepository
 {}
 
 /// What a committed write changed that other processes keep in memory: caches of settings, the

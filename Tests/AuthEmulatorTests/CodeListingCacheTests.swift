@@ -1,0 +1,94 @@
+import AuthEmulator
+import AuthEmulatorSQLite
+import Foundation
+import Testing
+
+/// `verificationCodes` and `oobCodes` are kept in memory between reads (`CodeListingCache`). A
+/// kept listing must follow every change: codes sent, used, expired by the clock, deleted, and
+/// the writes of another daemon on the same database file.
+@Suite("the code log kept in memory")
+struct CodeListingCacheTests {
+    static let codes = "/emulator/v1/projects/example/verificationCodes"
+    static let oobCodes = "/emulator/v1/projects/example/oobCodes"
+    static let v1 = "/identitytoolkit.googleapis.com/v1/"
+
+    /// The listing's `(phoneNumber, sessionInfo)` pairs, in order, and its codes.
+    static func listed(_ client: Harness.Client) async throws -> (pairs: [String], codes: [String]) {
+        let reply = try await client.call(.get, codes, key: false)
+        #expect(reply.status == 200)
+        let entries = reply["verificationCodes"]?.arrayValue ?? []
+        for entry in entries {
+            #expect(entry.objectValue.map { Set($0.keys) } == ["code", "phoneNumber", "sessionInfo"])
+        }
+        return (
+            entries.map { "\($0["phoneNumber"]?.stringValue ?? "?") \($0["sessionInfo"]?.stringValue ?? "?")" },
+            entries.map { $0["code"]?.stringValue ?? "?" }
+        )
+    }
+
+    static func send(_ client: Harness.Client, _ phone: String) async throws -> String {
+        try await client.call(.post, v1 + "accounts:sendVerificationCode", #"{"phoneNumber":"\#(phone)"}"#).ok()
+            .string("sessionInfo")
+    }
+
+    static func oobEmails(_ client: Harness.Client) async throws -> [String] {
+        let reply = try await client.call(.get, oobCodes, key: false)
+        #expect(reply.status == 200)
+        return (reply["oobCodes"]?.arrayValue ?? []).map { $0["email"]?.stringValue ?? "?" }
+    }
+
+    static func sendPasswordReset(_ client: Harness.Client, _ email: String) async throws {
+        try await client.call(.post, v1 + "accounts:signUp", #"{"email":"\#(email)","password":"secret123"}"#).ok()
+        try await client.call(
+            .post, v1 + "accounts:sendOobCode", #"{"requestType":"PASSWORD_RESET","email":"\#(email)"}"#
+        ).ok()
+    }
+
+    @Test("a kept listing follows codes sent, used, expired and deleted, here and by another daemon on the file")
+    func followsEveryChange() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authemu-listing-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("state.sqlite").path
+        let here = try Harness(store: SQLiteStore(path: path))
+        let there = try Harness(store: SQLiteStore(path: path), seed: 7)
+        try await here.run { a in
+            try await there.run { b in
+                #expect(try await Self.listed(a).pairs == [])
+                let first = try await Self.send(a, "+15550100")
+                let once = try await Self.listed(a)
+                #expect(once.pairs == ["+15550100 \(first)"])
+                #expect(try await Self.listed(a) == once)
+                // Sent by the other daemon: listed here at once.
+                let second = try await Self.send(b, "+15550101")
+                #expect(try await Self.listed(a).pairs == ["+15550100 \(first)", "+15550101 \(second)"])
+                // Used here: gone.
+                try await a.call(
+                    .post, Self.v1 + "accounts:signInWithPhoneNumber",
+                    #"{"sessionInfo":"\#(first)","code":"\#(once.codes[0])"}"#
+                ).ok()
+                #expect(try await Self.listed(a).pairs == ["+15550101 \(second)"])
+                // Expired by this daemon's clock (codes live 600 s; the second was sent at its start): gone,
+                // though nothing was written.
+                here.clock.advance(by: 100)
+                let third = try await Self.send(a, "+15550102")
+                here.clock.advance(by: 499)
+                #expect(try await Self.listed(a).pairs == ["+15550101 \(second)", "+15550102 \(third)"])
+                here.clock.advance(by: 1)
+                #expect(try await Self.listed(a).pairs == ["+15550102 \(third)"])
+                // Deleted by the other daemon.
+                #expect(try await b.call(.delete, Self.codes, key: false).status == 200)
+                #expect(try await Self.listed(a).pairs == [])
+
+                // The email codes: sent here, listed; more sent there, listed; deleted there, gone.
+                try await Self.sendPasswordReset(a, "one@example.com")
+                #expect(try await Self.oobEmails(a) == ["one@example.com"])
+                #expect(try await Self.oobEmails(a) == ["one@example.com"])
+                try await Self.sendPasswordReset(b, "two@example.com")
+                #expect(try await Self.oobEmails(a) == ["one@example.com", "two@example.com"])
+                #expect(try await b.call(.delete, Self.oobCodes, key: false).status == 200)
+                #expect(try await Self.oobEmails(a) == [])
+            }
+        }
+    }
+}
