@@ -48,6 +48,15 @@ enum ClientHandlers {
         try await request.emulator.passwordPolicy(caller: request.caller)
     }
 
+    static func signOutUser(_ request: ApiRequest) async throws -> JSONValue {
+        try await request.emulator.signOutUser(localId: request.body["localId"]?.stringValue, caller: request.caller)
+    }
+
+    static func defaultSupportedIdps(_ request: ApiRequest) async throws -> JSONValue {
+        request.emulator.listDefaultSupportedIdps(
+            pageSize: request.queryValue("pageSize").flatMap { Int($0) }, pageToken: request.queryValue("pageToken"))
+    }
+
     static func startPasskeySignIn(_ request: ApiRequest) async throws -> JSONValue {
         try await request.emulator.startPasskeySignIn(caller: request.caller)
     }

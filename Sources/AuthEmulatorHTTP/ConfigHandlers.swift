@@ -35,6 +35,10 @@ enum ConfigHandlers {
             updateMask: FieldMask.parse(request.query["updateMask"] ?? []))
     }
 
+    static func initializeAuth(_ request: ApiRequest) async throws -> JSONValue {
+        try await request.emulator.initializeAuth(request.caller.scope)
+    }
+
     static func deleteTenant(_ request: ApiRequest) async throws -> JSONValue {
         try await request.emulator.deleteTenant(
             projectId: request.caller.scope.projectId, tenantId: request.caller.scope.tenantId ?? "")

@@ -63,8 +63,8 @@ let routeTable: [Route] = [
     Route(.post, "/identitytoolkit.googleapis.com/v1/accounts:signInWithGameCenter", .client, .notImplemented("accounts:signInWithGameCenter")),
     Route(.post, "/www.googleapis.com/identitytoolkit/v3/relyingparty/signInWithGameCenter", .client, .notImplemented("accounts:signInWithGameCenter")),
     Route(.post, "/identitytoolkit.googleapis.com/v1/accounts:issueSamlResponse", .client, .notImplemented("accounts:issueSamlResponse")),
-    Route(.post, "/www.googleapis.com/identitytoolkit/v3/relyingparty/signOutUser", .client, .notImplemented("signOutUser")),
-    Route(.get, "/identitytoolkit.googleapis.com/v2/defaultSupportedIdps", .client, .notImplemented("defaultSupportedIdps")),
+    Route(.post, "/www.googleapis.com/identitytoolkit/v3/relyingparty/signOutUser", .client, .api(ClientHandlers.signOutUser)),
+    Route(.get, "/identitytoolkit.googleapis.com/v2/defaultSupportedIdps", .client, .api(ClientHandlers.defaultSupportedIdps)),
 
     // Admin accounts (`Authorization: Bearer owner`), on a project and on a tenant.
     Route(.post, "/identitytoolkit.googleapis.com/v1/projects/{project}/accounts", .admin, .call(Emulator.signUp)),
@@ -107,8 +107,8 @@ let routeTable: [Route] = [
     Route(.patch, "/identitytoolkit.googleapis.com/admin/v2/projects/{project}/tenants/{tenant}", .admin, .api(ConfigHandlers.updateTenant)),
     Route(.delete, "/identitytoolkit.googleapis.com/v2/projects/{project}/tenants/{tenant}", .admin, .api(ConfigHandlers.deleteTenant)),
     Route(.delete, "/identitytoolkit.googleapis.com/admin/v2/projects/{project}/tenants/{tenant}", .admin, .api(ConfigHandlers.deleteTenant)),
-    Route(.post, "/identitytoolkit.googleapis.com/v2/projects/{project}/identityPlatform:initializeAuth", .admin, .notImplemented("identityPlatform:initializeAuth")),
-    Route(.post, "/identitytoolkit.googleapis.com/v2/projects/{project}/tenants/{tenant}/identityPlatform:initializeAuth", .admin, .notImplemented("identityPlatform:initializeAuth")),
+    Route(.post, "/identitytoolkit.googleapis.com/v2/projects/{project}/identityPlatform:initializeAuth", .admin, .api(ConfigHandlers.initializeAuth)),
+    Route(.post, "/identitytoolkit.googleapis.com/v2/projects/{project}/tenants/{tenant}/identityPlatform:initializeAuth", .admin, .api(ConfigHandlers.initializeAuth)),
     // IdP configs (admin): OAuth/OIDC, SAML and default-supported, on a project and on a tenant.
     Route(.get, "/identitytoolkit.googleapis.com/v2/projects/{project}/oauthIdpConfigs", .admin, .api(ConfigHandlers.IdpConfigs(.oauth).list)),
     Route(.get, "/identitytoolkit.googleapis.com/v2/projects/{project}/tenants/{tenant}/oauthIdpConfigs", .admin, .api(ConfigHandlers.IdpConfigs(.oauth).list)),

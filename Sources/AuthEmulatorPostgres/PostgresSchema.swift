@@ -11,7 +11,18 @@ enum PostgresSchema {
         ("pg3-clock-freeze", "ALTER TABLE clock_offset ADD COLUMN frozen_at DOUBLE PRECISION"),
         ("pg4-sms-status-index", smsStatusIndex),
         ("pg5-listing-entries", listingEntries),
+        ("pg6-deleted-tenants", deletedTenants),
     ]
+
+    /// A tenant deleted through the API is not found until it is created again (production); one
+    /// never created is still made on first use (firebase-tools).
+    private static let deletedTenants = """
+        CREATE TABLE deleted_tenants (
+            project_id TEXT COLLATE "C" NOT NULL,
+            tenant_id TEXT COLLATE "C" NOT NULL,
+            PRIMARY KEY (project_id, tenant_id)
+        )
+        """
 
     /// The code log's listings read entries kept ready as each message or code is written
     /// (`JSONListing`), joined by the server; rows written before this migration have none and

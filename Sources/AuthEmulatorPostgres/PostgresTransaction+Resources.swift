@@ -19,13 +19,32 @@ extension PostgresTransaction {
             INSERT INTO tenants (project_id, tenant_id, data) VALUES ($1, $2, $3)
             ON CONFLICT (project_id, tenant_id) DO UPDATE SET data = EXCLUDED.data
             """, [.text(projectId), .text(tenantId), encode(tenant)])
+        try await session.execute(
+            "DELETE FROM deleted_tenants WHERE project_id = $1 AND tenant_id = $2", [.text(projectId), .text(tenantId)])
         changed(.settings)
     }
 
     func deleteTenant(projectId: String, tenantId: String) async throws -> Bool {
         changed(.settings)
-        return try await session.execute(
-            "DELETE FROM tenants WHERE project_id = $1 AND tenant_id = $2", [.text(projectId), .text(tenantId)]) > 0
+        let key: [Bind] = [.text(projectId), .text(tenantId)]
+        guard try await session.execute("DELETE FROM tenants WHERE project_id = $1 AND tenant_id = $2", key) > 0
+        else { return false }
+        try await session.execute(
+            "INSERT INTO deleted_tenants (project_id, tenant_id) VALUES ($1, $2) ON CONFLICT DO NOTHING", key)
+        return true
+    }
+
+    func deleteAllTenants(projectId: String) async throws {
+        changed(.settings)
+        try await session.execute("DELETE FROM tenants WHERE project_id = $1", [.text(projectId)])
+        try await session.execute("DELETE FROM deleted_tenants WHERE project_id = $1", [.text(projectId)])
+    }
+
+    func tenantWasDeleted(projectId: String, tenantId: String) async throws -> Bool {
+        try await !session.rows(
+            "SELECT 1 FROM deleted_tenants WHERE project_id = $1 AND tenant_id = $2",
+            [.text(projectId), .text(tenantId)]
+        ).isEmpty
     }
 
     func listTenants(projectId: String, after: String?, limit: Int?) async throws -> [JSONValue] {

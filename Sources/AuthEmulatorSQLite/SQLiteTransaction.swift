@@ -235,12 +235,29 @@ struct SQLiteTransaction: StoreTransaction {
         try execute(
             sql: "INSERT OR REPLACE INTO tenants (project_id, tenant_id, data) VALUES (?, ?, ?)",
             arguments: [projectId, tenantId, encode(tenant)])
+        try execute(
+            sql: "DELETE FROM deleted_tenants WHERE project_id = ? AND tenant_id = ?", arguments: [projectId, tenantId])
     }
 
     func deleteTenant(projectId: String, tenantId: String) throws -> Bool {
         try execute(
             sql: "DELETE FROM tenants WHERE project_id = ? AND tenant_id = ?", arguments: [projectId, tenantId])
-        return db.changesCount > 0
+        guard db.changesCount > 0 else { return false }
+        try execute(
+            sql: "INSERT OR IGNORE INTO deleted_tenants (project_id, tenant_id) VALUES (?, ?)",
+            arguments: [projectId, tenantId])
+        return true
+    }
+
+    func deleteAllTenants(projectId: String) throws {
+        try execute(sql: "DELETE FROM tenants WHERE project_id = ?", arguments: [projectId])
+        try execute(sql: "DELETE FROM deleted_tenants WHERE project_id = ?", arguments: [projectId])
+    }
+
+    func tenantWasDeleted(projectId: String, tenantId: String) throws -> Bool {
+        try Bool.fetchOne(
+            cached: db, sql: "SELECT 1 FROM deleted_tenants WHERE project_id = ? AND tenant_id = ?",
+            arguments: [projectId, tenantId]) ?? false
     }
 
     func listTenants(projectId: String, after: String?, limit: Int?) throws -> [JSONValue] {

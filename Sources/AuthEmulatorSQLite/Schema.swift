@@ -207,6 +207,16 @@ enum Schema {
                     CREATE INDEX oob_codes_listing ON oob_codes(project_id, tenant_id, seq, listing);
                     """)
         }
+        // A tenant deleted through the API is not found until it is created again (production);
+        // one never created is still made on first use (firebase-tools).
+        migrator.registerMigration("v14-deleted-tenants") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE deleted_tenants (
+                        project_id TEXT NOT NULL, tenant_id TEXT NOT NULL, PRIMARY KEY (project_id, tenant_id)
+                    ) WITHOUT ROWID
+                    """)
+        }
         return migrator
     }()
 }

@@ -79,7 +79,16 @@ struct AccountUpdateSpecTests {
                         "requestType": "VERIFY_AND_CHANGE_EMAIL",
                     ]
                 ).ok()
-                return try await Self.oobCodes(client).last!["oobCode"]!
+                // Listed under the address the mail went to: the new one (the JS SDK's suite looks
+                // it up there).
+                let listed = try await Self.oobCodes(client).last!
+                #expect(listed["email"] == "bob@example.com")
+                #expect(listed["newEmail"] == "bob@example.com")
+                #expect(
+                    listed.objectValue.map { Set($0.keys) } == [
+                        "email", "newEmail", "requestType", "oobCode", "oobLink",
+                    ])
+                return listed["oobCode"]!
             }
             let applied = try await client.v1("accounts:update", ["oobCode": try await send()])
             #expect(applied.string("email") == "bob@example.com")

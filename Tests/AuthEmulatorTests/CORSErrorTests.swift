@@ -74,8 +74,9 @@ struct CORSErrorTests {
         try await Harness().run { client in
             let origin: HTTPFields = [.origin: Self.origin]
             let notBuilt = try await client.call(
-                .post, "/www.googleapis.com/identitytoolkit/v3/relyingparty/signOutUser", "{}", headers: origin)
-            Self.expectCORSError(notBuilt, status: 501, code: "signOutUser is not implemented in the Auth Emulator.")
+                .post, "\(Self.toolkit)/v1/accounts:issueSamlResponse", "{}", headers: origin)
+            Self.expectCORSError(
+                notBuilt, status: 501, code: "accounts:issueSamlResponse is not implemented in the Auth Emulator.")
             try await BlockingFunctionTests.configure(client, ["beforeCreate": BlockingFunctionTests.beforeCreate])
             let serverError = try await client.call(
                 .post, "\(Self.toolkit)/v1/accounts:signUp", #"{"email":"bf@example.com","password":"secret123"}"#,

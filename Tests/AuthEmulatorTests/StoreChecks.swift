@@ -217,6 +217,35 @@ enum StoreChecks {
         }
         #expect(removed.0 == ["code2", "code1"] && removed.1 == ["code2"] && removed.2 == 0, label)
         #expect(removed.3 && !removed.4 && removed.5 && !removed.6, label)
+        // A deleted tenant is remembered until it is saved again; one never saved is not deleted.
+        let deleted = try await store.read { tx in
+            (
+                try await tx.tenantWasDeleted(projectId: "p", tenantId: "t2"),
+                try await tx.tenantWasDeleted(projectId: "p", tenantId: "never"),
+                try await tx.tenantWasDeleted(projectId: "other", tenantId: "t2")
+            )
+        }
+        #expect(deleted == (true, false, false), label)
+        try await store.write { tx in
+            try await tx.saveTenant(projectId: "p", tenantId: "t2", .object(["tenantId": "t2"]))
+        }
+        #expect(
+            try await store.read { tx in try await tx.tenantWasDeleted(projectId: "p", tenantId: "t2") } == false, label
+        )
+        // Removing every tenant of a project forgets those deleted before, in that project only.
+        let afterAll = try await store.write { tx in
+            _ = try await tx.deleteTenant(projectId: "p", tenantId: "t2")
+            try await tx.saveTenant(projectId: "p", tenantId: "t3", .object(["tenantId": "t3"]))
+            try await tx.saveTenant(projectId: "q", tenantId: "t4", .object(["tenantId": "t4"]))
+            _ = try await tx.deleteTenant(projectId: "q", tenantId: "t4")
+            try await tx.deleteAllTenants(projectId: "p")
+            return (
+                try await tx.tenantWasDeleted(projectId: "p", tenantId: "t2"),
+                try await tx.listTenants(projectId: "p", after: nil, limit: nil).count,
+                try await tx.tenantWasDeleted(projectId: "q", tenantId: "t4")
+            )
+        }
+        #expect(afterAll == (false, 0, true), label)
     }
 
     static func inspectorReads(_ store: any AuthStore, _ label: Comment) async throws {

@@ -64,6 +64,33 @@ def test_email_link_sign_in(api):
     assert error_message(reused) == "INVALID_OOB_CODE"
 
 
+def test_verify_before_update_email_code_listed_under_the_new_address(api):
+    # The JS SDK's verifyBeforeUpdateEmail, then applyActionCode and reload; its own suite reads the
+    # code from oobCodes under the new address, where production sends the mail.
+    up = ok(api.v1("accounts:signUp", {"email": "before@example.com", "password": "secret123",
+                                        "returnSecureToken": True})).json()
+    sent = api.v1("accounts:sendOobCode", {"requestType": "VERIFY_AND_CHANGE_EMAIL", "idToken": up["idToken"],
+                                           "newEmail": "after@example.com",
+                                           "continueUrl": "https://app.example.com/done"})
+    assert sent.status_code == 200, sent.text
+    assert sent.json() == {"kind": "identitytoolkit#GetOobConfirmationCodeResponse", "email": "before@example.com"}
+    codes = requests.get(f"{api.base}/emulator/v1/projects/{PROJECT}/oobCodes").json()["oobCodes"]
+    listed = [c for c in codes if c["email"] == "after@example.com"]
+    assert len(listed) == 1 and not [c for c in codes if c["email"] == "before@example.com"]
+    assert set(listed[0]) == {"email", "newEmail", "requestType", "oobCode", "oobLink"}
+    assert listed[0]["newEmail"] == "after@example.com"
+    assert listed[0]["requestType"] == "VERIFY_AND_CHANGE_EMAIL"
+    assert "mode=verifyAndChangeEmail" in listed[0]["oobLink"]
+    applied = api.v1("accounts:update", {"oobCode": listed[0]["oobCode"]})
+    assert applied.status_code == 200, applied.text
+    assert applied.json()["email"] == "after@example.com"
+    # The JS suite's user.reload(): the session goes on, and the account has the new address.
+    reloaded = api.v1("accounts:lookup", {"idToken": up["idToken"]})
+    assert reloaded.status_code == 200, reloaded.text
+    assert reloaded.json()["users"][0]["email"] == "after@example.com"
+    assert reloaded.json()["users"][0]["emailVerified"] is True
+
+
 def test_password_reset_flow(api):
     ok(api.v1("accounts:signUp", {"email": "reset@example.com", "password": "secret123"}))
     # Android sends the enum as its proto number (PASSWORD_RESET = 1).
@@ -149,3 +176,30 @@ def test_config_and_tenants_with_node_admin_bodies(api):
     listed = api.admin("GET", f"v2/projects/{PROJECT}/tenants")
     assert tenant["tenantId"] in [t["tenantId"] for t in listed.json()["tenants"]]
     assert api.admin("DELETE", f"v2/projects/{PROJECT}/tenants/{tenant['tenantId']}").status_code == 200
+
+
+def test_deleted_tenant_is_not_found_until_created_again(api):
+    # firebase-admin-node's deleteTenant() then getTenant(): production answers TENANT_NOT_FOUND.
+    created = ok(api.admin("POST", f"v2/projects/{PROJECT}/tenants", {"displayName": "gone"})).json()
+    tenant = created["tenantId"]
+    ok(api.v1(f"projects/{PROJECT}/tenants/{tenant}/accounts", {"email": "t@example.com", "password": "secret123"},
+              admin=True))
+    deleted = api.admin("DELETE", f"v2/projects/{PROJECT}/tenants/{tenant}")
+    assert (deleted.status_code, deleted.json()) == (200, {})
+    for answer in (
+        api.admin("GET", f"v2/projects/{PROJECT}/tenants/{tenant}"),
+        api.admin("PATCH", f"v2/projects/{PROJECT}/tenants/{tenant}", {"displayName": "back"},
+                  params={"updateMask": "displayName"}),
+        api.admin("DELETE", f"v2/projects/{PROJECT}/tenants/{tenant}"),
+        api.v1("accounts:signUp", {"email": "u@example.com", "password": "secret123", "tenantId": tenant}),
+        api.v1("accounts:signInWithPassword", {"email": "t@example.com", "password": "secret123",
+                                               "tenantId": tenant}),
+    ):
+        assert answer.status_code == 400, answer.text
+        assert error_message(answer) == "TENANT_NOT_FOUND"
+    listed = api.admin("GET", f"v2/projects/{PROJECT}/tenants").json().get("tenants", [])
+    assert tenant not in [t["tenantId"] for t in listed]
+    # A tenant never created is still made on first use, as firebase-tools makes it.
+    implicit = api.admin("GET", f"v2/projects/{PROJECT}/tenants/never-created-1")
+    assert implicit.status_code == 200, implicit.text
+    assert implicit.json()["tenantId"] == "never-created-1"

@@ -8,10 +8,12 @@ OFF = {"useAccountDefender": False, "useSmsBotScore": False, "useSmsTollFraudPro
 
 
 def test_recaptcha_switches_answer_false_on_project_and_tenant(api):
+    # On the project, useAccountDefender is left out while email/password enforcement is off.
     config = api.admin("PATCH", f"v2/projects/{PROJECT}/config", {"recaptchaConfig": OFF}, params={"updateMask": MASK})
     assert config.status_code == 200, config.text
-    assert config.json()["recaptchaConfig"] == OFF
-    assert api.admin("GET", f"v2/projects/{PROJECT}/config").json()["recaptchaConfig"] == OFF
+    without_defender = {"useSmsBotScore": False, "useSmsTollFraudProtection": False}
+    assert config.json()["recaptchaConfig"] == without_defender
+    assert api.admin("GET", f"v2/projects/{PROJECT}/config").json()["recaptchaConfig"] == without_defender
     tenant = api.admin("POST", f"v2/projects/{PROJECT}/tenants", {"displayName": "t"}).json()["name"].split("/")[-1]
     patched = api.admin("PATCH", f"v2/projects/{PROJECT}/tenants/{tenant}", {"recaptchaConfig": OFF},
                         params={"updateMask": MASK})
@@ -42,3 +44,36 @@ def test_oidc_response_type_answers_only_types_that_are_on(api):
                         params={"updateMask": "responseType.idToken,responseType.code"})
     assert (patched.status_code, patched.json()["responseType"]) == (200, {"code": True})
     assert api.admin("DELETE", f"v2/projects/{PROJECT}/oauthIdpConfigs/oidc.false-values").status_code == 200
+
+
+def test_project_account_defender_answered_only_while_email_enforcement_is_on(api):
+    # firebase-admin-node's updateProjectConfig()/getProjectConfig() against production.
+    rules = [{"endScore": 0.1, "action": "BLOCK"}]
+    audit = api.admin("PATCH", f"v2/projects/{PROJECT}/config",
+                      {"recaptchaConfig": {"emailPasswordEnforcementState": "AUDIT", "managedRules": rules,
+                                           "useAccountDefender": True}},
+                      params={"updateMask": "recaptchaConfig.emailPasswordEnforcementState,"
+                                            "recaptchaConfig.managedRules,recaptchaConfig.useAccountDefender"})
+    assert audit.status_code == 200, audit.text
+    assert audit.json()["recaptchaConfig"] == {"emailPasswordEnforcementState": "AUDIT", "managedRules": rules,
+                                               "useAccountDefender": True}
+    off = api.admin("PATCH", f"v2/projects/{PROJECT}/config",
+                    {"recaptchaConfig": {"emailPasswordEnforcementState": "OFF", "useAccountDefender": False}},
+                    params={"updateMask": "recaptchaConfig.emailPasswordEnforcementState,"
+                                          "recaptchaConfig.useAccountDefender"})
+    assert off.status_code == 200, off.text
+    assert off.json()["recaptchaConfig"] == {"emailPasswordEnforcementState": "OFF", "managedRules": rules}
+    assert api.admin("GET", f"v2/projects/{PROJECT}/config").json()["recaptchaConfig"] == {
+        "emailPasswordEnforcementState": "OFF", "managedRules": rules}
+    # Kept all along: on again, it answers what was last set.
+    on = api.admin("PATCH", f"v2/projects/{PROJECT}/config",
+                   {"recaptchaConfig": {"emailPasswordEnforcementState": "ENFORCE"}},
+                   params={"updateMask": "recaptchaConfig.emailPasswordEnforcementState"})
+    assert on.json()["recaptchaConfig"] == {"emailPasswordEnforcementState": "ENFORCE", "managedRules": rules,
+                                            "useAccountDefender": False}
+    # A tenant answers it whatever the state, as firebase-tools does (the same suite's emulator branch).
+    tenant = api.admin("POST", f"v2/projects/{PROJECT}/tenants", {"displayName": "d"}).json()["name"].split("/")[-1]
+    patched = api.admin("PATCH", f"v2/projects/{PROJECT}/tenants/{tenant}",
+                        {"recaptchaConfig": {"emailPasswordEnforcementState": "OFF", "useAccountDefender": False}},
+                        params={"updateMask": "recaptchaConfig"})
+    assert patched.json()["recaptchaConfig"] == {"emailPasswordEnforcementState": "OFF", "useAccountDefender": False}

@@ -107,6 +107,8 @@ extension AuthError {
     public static let phoneNumberExists = AuthError("PHONE_NUMBER_EXISTS")
     public static let projectDisabled = AuthError("PROJECT_DISABLED")
     public static let tenantIdMismatch = AuthError("TENANT_ID_MISMATCH")
+    /// A tenant deleted through the API (production; one never created is made on first use).
+    public static let tenantNotFound = AuthError("TENANT_NOT_FOUND")
     public static let tokenExpired = AuthError("TOKEN_EXPIRED")
     public static let unsupportedTenantOperation = AuthError("UNSUPPORTED_TENANT_OPERATION")
     public static let userDisabled = AuthError("USER_DISABLED")

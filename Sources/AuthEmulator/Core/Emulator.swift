@@ -111,12 +111,14 @@ extension Emulator {
     }
 
     /// The tenant resource, created with everything enabled when it is referenced before being
-    /// created (firebase-tools does the same).
+    /// created (firebase-tools does the same); a tenant deleted through the API is not found
+    /// (`TENANT_NOT_FOUND`, as production) until it is created again.
     static func tenantResource(_ tx: any StoreTransaction, projectId: String, tenantId: String, create: Bool)
         async throws
         -> JSONValue?
     {
         if let tenant = try await tx.tenant(projectId: projectId, tenantId: tenantId) { return tenant }
+        if try await tx.tenantWasDeleted(projectId: projectId, tenantId: tenantId) { throw AuthError.tenantNotFound }
         guard create else { return nil }
         let tenant = ResourceDefaults.implicitTenant(projectId: projectId, tenantId: tenantId)
         try await tx.saveTenant(projectId: projectId, tenantId: tenantId, tenant)
@@ -163,7 +165,7 @@ extension Emulator {
         let config = try await projectConfig(tx, projectId: scope.projectId)
         guard let tenantId = scope.tenantId else { return ScopeSettings(projectConfig: config) }
         let tenant =
-            try await tx.tenant(projectId: scope.projectId, tenantId: tenantId)
+            try await tenantResource(tx, projectId: scope.projectId, tenantId: tenantId, create: false)
             ?? ResourceDefaults.implicitTenant(projectId: scope.projectId, tenantId: tenantId)
         return ScopeSettings(tenant: tenant, projectConfig: config)
     }

@@ -48,10 +48,13 @@ extension SmsMessage {
 }
 
 extension OobCode {
-    /// Its entry in `GET …/oobCodes` (firebase-tools' shape).
+    /// Its entry in `GET …/oobCodes` (firebase-tools' shape). `email` is where the mail went: for
+    /// a verify-and-change it is the new address, as production sends it there (the JS SDK's
+    /// `verifyBeforeUpdateEmail` test looks the code up by that address).
     public var listingValue: JSONValue {
+        let recipient = requestType == .verifyAndChangeEmail ? newEmail ?? email : email
         var entry: [String: JSONValue] = [
-            "email": .string(email), "requestType": .string(requestType.rawValue), "oobCode": .string(oobCode),
+            "email": .string(recipient), "requestType": .string(requestType.rawValue), "oobCode": .string(oobCode),
             "oobLink": .string(oobLink),
         ]
         if let newEmail { entry["newEmail"] = .string(newEmail) }

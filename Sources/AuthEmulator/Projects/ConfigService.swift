@@ -3,8 +3,9 @@ import Foundation
 /// The v2 project `Config`, tenants, and identity-provider configs (admin APIs).
 extension Emulator {
     public func getProjectConfig(projectId: String) async throws -> JSONValue {
-        try await ResourceDefaults.productionForm(
-            store.read { tx in try await Emulator.projectConfig(tx, projectId: projectId) })
+        try await ResourceDefaults.projectConfigAnswer(
+            ResourceDefaults.productionForm(
+                store.read { tx in try await Emulator.projectConfig(tx, projectId: projectId) }))
     }
 
     /// PATCH with `updateMask` (dotted paths); an empty mask replaces the whole config.
@@ -22,13 +23,14 @@ extension Emulator {
                     metadata: ["event": "config", "project": "\(projectId)"])
             }
         }
-        return try await store.write { tx in
-            try await Emulator.writeProjectConfig(tx, projectId: projectId, patch: patch) { current in
-                updateMask.isEmpty
-                    ? ResourceDefaults.projectConfig(projectId: projectId).merged(with: patch)
-                    : FieldMask.apply(updateMask, from: patch, to: current)
-            }
-        }
+        return try await ResourceDefaults.projectConfigAnswer(
+            store.write { tx in
+                try await Emulator.writeProjectConfig(tx, projectId: projectId, patch: patch) { current in
+                    updateMask.isEmpty
+                        ? ResourceDefaults.projectConfig(projectId: projectId).merged(with: patch)
+                        : FieldMask.apply(updateMask, from: patch, to: current)
+                }
+            })
     }
 
     /// The one write path of a project config, for the REST API and the configuration file:
@@ -119,7 +121,7 @@ extension Emulator {
         defer { settingsChanged() }
         try await store.write { tx in
             guard try await tx.deleteTenant(projectId: projectId, tenantId: tenantId) else {
-                throw AuthError("TENANT_NOT_FOUND")
+                throw AuthError.tenantNotFound
             }
             try await tx.deleteAllUsers(Scope(projectId: projectId, tenantId: tenantId))
         }

@@ -89,6 +89,18 @@ public enum ResourceDefaults {
         return .object(object)
     }
 
+    /// A project config as production answers it: `recaptchaConfig.useAccountDefender` is kept
+    /// but left out while email/password enforcement is off (firebase-admin-node's integration
+    /// suite: "response from backend ignores account defender status when recaptcha status is
+    /// OFF"). Tenants still answer it, as firebase-tools does and the same suite expects of an
+    /// emulator.
+    public static func projectConfigAnswer(_ config: JSONValue) -> JSONValue {
+        guard let recaptcha = config["recaptchaConfig"]?.objectValue, recaptcha["useAccountDefender"] != nil,
+            (recaptcha["emailPasswordEnforcementState"]?.stringValue ?? "OFF") == "OFF"
+        else { return config }
+        return config.setting(["recaptchaConfig"], to: .object(recaptcha.filter { $0.key != "useAccountDefender" }))
+    }
+
     static func withoutFalse(_ value: JSONValue) -> JSONValue {
         switch value {
         case .object(let fields): .object(fields.filter { $0.value != .bool(false) }.mapValues(withoutFalse))

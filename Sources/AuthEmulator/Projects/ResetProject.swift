@@ -48,18 +48,15 @@ extension Emulator {
 
 extension Emulator {
     /// `DELETE /emulator/v1/projects/{p}/config`: the project's configuration back to the
-    /// defaults and its tenants removed; accounts, outboxes and the clock stay. For test suites in
+    /// defaults and its tenants removed (those deleted before are forgotten: any tenant id is made
+    /// again on first use); accounts, outboxes and the clock stay. For test suites in
     /// which no setting may leak from one test to the next. (Settings from the config file come
     /// back on the next start or SIGHUP.)
     public func resetSettings(_ projectId: String) async throws -> JSONValue {
         defer { settingsChanged() }
         try await store.write { tx in
             try await tx.saveProjectConfig(projectId: projectId, .object([:]))
-            for tenant in try await tx.listTenants(projectId: projectId, after: nil, limit: nil) {
-                if let id = tenant["tenantId"]?.stringValue {
-                    _ = try await tx.deleteTenant(projectId: projectId, tenantId: id)
-                }
-            }
+            try await tx.deleteAllTenants(projectId: projectId)
         }
         return .object([:])
     }

@@ -34,8 +34,13 @@ public protocol UserRepository {
 public protocol TenantRepository {
     func tenant(projectId: String, tenantId: String) async throws -> JSONValue?
     func saveTenant(projectId: String, tenantId: String, _ tenant: JSONValue) async throws
+    /// Removes the tenant and remembers that it was deleted, until it is saved again.
     func deleteTenant(projectId: String, tenantId: String) async throws -> Bool
     func listTenants(projectId: String, after: String?, limit: Int?) async throws -> [JSONValue]
+    /// Whether the tenant was deleted and not saved since (it is then not made again on use).
+    func tenantWasDeleted(projectId: String, tenantId: String) async throws -> Bool
+    /// Removes every tenant of a project and forgets those deleted before: as if none had been.
+    func deleteAllTenants(projectId: String) async throws
 }
 
 /// Project configurations, stored in the Identity Toolkit v2 `Config` JSON shape.
