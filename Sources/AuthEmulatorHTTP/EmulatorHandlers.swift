@@ -14,6 +14,10 @@ enum EmulatorHandlers {
         try await request.emulator.emulatorConfig(projectId: request.caller.scope.projectId)
     }
 
+    static func importState(_ request: ApiRequest) async throws -> JSONValue {
+        try await request.emulator.importState(request.caller.scope, request.body)
+    }
+
     static func resetConfig(_ request: ApiRequest) async throws -> JSONValue {
         try await request.emulator.resetSettings(request.caller.scope.projectId)
     }

@@ -158,6 +158,8 @@ let routeTable: [Route] = [
     Route(.get, "/emulator/v1/projects/{project}/config", .emulator, .api(EmulatorHandlers.config)),
     Route(.patch, "/emulator/v1/projects/{project}/config", .emulator, .api(EmulatorHandlers.updateConfig)),
     Route(.delete, "/emulator/v1/projects/{project}/config", .emulator, .api(EmulatorHandlers.resetConfig)),
+    Route(.post, "/emulator/v1/projects/{project}:import", .emulator, .api(EmulatorHandlers.importState)),
+    Route(.post, "/emulator/v1/projects/{project}/tenants/{tenant}:import", .emulator, .api(EmulatorHandlers.importState)),
     Route(.get, "/emulator/v1/projects/{project}/oobCodes", .emulator, .listing(EmulatorHandlers.oobCodes)),
     Route(.get, "/emulator/v1/projects/{project}/tenants/{tenant}/oobCodes", .emulator, .listing(EmulatorHandlers.oobCodes)),
     Route(.delete, "/emulator/v1/projects/{project}/oobCodes", .emulator, .api(EmulatorHandlers.clearOobCodes)),

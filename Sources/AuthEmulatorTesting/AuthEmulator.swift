@@ -197,6 +197,30 @@ public struct AuthEmulator: Sendable {
         try await send("DELETE", "\(emulatorScope)/oobCodes")
     }
 
+    /// Loads a known state into the running daemon: an export's `accounts.json` (firebase-tools'
+    /// or authemu's, `{"users": […]}`) into this scope and, on the project, optionally its
+    /// `config.json`. Users with the same uid are replaced. Returns how many were stored; if any
+    /// was refused, throws `IMPORT_REFUSED` naming the first (the others are stored).
+    @discardableResult
+    public func importState(accountsJSON: Data, configJSON: Data? = nil) async throws -> Int {
+        var body: [String: Any] = [:]
+        guard let accounts = try JSONSerialization.jsonObject(with: accountsJSON) as? [String: Any] else {
+            throw AuthEmulatorError(status: 0, code: "INVALID_ACCOUNTS", message: "accounts.json is not a JSON object")
+        }
+        body["users"] = accounts["users"] ?? []
+        if let configJSON { body["config"] = try JSONSerialization.jsonObject(with: configJSON) }
+        let data = try await exchange(
+            "POST", "\(emulatorScope):import", admin: true, timeout: 120,
+            rawBody: try JSONSerialization.data(withJSONObject: body))
+        let answer = try JSONDecoder().decode(Imported.self, from: data)
+        if let first = answer.error?.first {
+            throw AuthEmulatorError(
+                status: 0, code: "IMPORT_REFUSED",
+                message: "\(answer.error!.count) account(s) refused, first #\(first.index): \(first.message)")
+        }
+        return answer.importedCount
+    }
+
     /// `deleteAllUsers()`, and the clock back to the real time; settings stay.
     public func reset() async throws {
         try await deleteAllUsers()

@@ -89,7 +89,7 @@ extension AuthEmulator {
 
     func exchange(
         _ method: String, _ path: String, query: [String: String] = [:], body: JSONBody? = nil, admin: Bool = false,
-        timeout: TimeInterval = 10
+        timeout: TimeInterval = 10, rawBody: Data? = nil
     ) async throws -> Data {
         var components = URLComponents()
         components.scheme = "http"
@@ -109,9 +109,9 @@ extension AuthEmulator {
         if admin || path.hasPrefix("/emulator/v1/") {
             request.setValue("Bearer \(adminToken)", forHTTPHeaderField: "Authorization")
         }
-        if let body {
+        if let bytes = try rawBody ?? body.map({ try JSONEncoder().encode($0) }) {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-            request.httpBody = try JSONEncoder().encode(body)
+            request.httpBody = bytes
         }
         let data: Data
         let response: URLResponse

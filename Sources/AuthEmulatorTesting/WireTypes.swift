@@ -61,6 +61,14 @@ struct ApnsPushes: Decodable { let apnsPushes: [ApnsPush] }
 struct Minted: Decodable { let token: String }
 struct Created: Decodable { let localId: String }
 struct ClockAnswer: Decodable { let now: String }
+struct Imported: Decodable {
+    struct Refusal: Decodable {
+        let index: Int
+        let message: String
+    }
+    let importedCount: Int
+    let error: [Refusal]?
+}
 
 /// Any JSON value, decoded into Foundation objects for re-serialising.
 struct AnyJSON: Decodable {

@@ -70,6 +70,20 @@ extension EmulatorTools {
             ["time": string("RFC 3339 instant to stand at, e.g. 2030-01-01T00:00:00Z (default: now).")]),
         tool("resume_clock", "Let a frozen clock run again from the instant it stands at.", [:]),
         tool(
+            "import_accounts",
+            "Load accounts into the running daemon (an export's accounts.json users; firebase-tools fakeHash passwords work), replacing those with the same uid; optionally the project's config.json first.",
+            [
+                "users": .object([
+                    "type": "array", "items": .object(["type": "object"]),
+                    "description": "User records as accounts.json holds them (localId, email, passwordHash, …).",
+                ]),
+                "config": .object([
+                    "type": "object",
+                    "description":
+                        "config.json: signIn.allowDuplicateEmails, emailPrivacyConfig.enableImprovedEmailPrivacy.",
+                ]),
+            ], required: ["users"]),
+        tool(
             "reset_project",
             "Delete every account, empty the SMS and APNs outboxes and put the clock back to real time; settings stay.",
             [:]),

@@ -79,6 +79,11 @@ struct EmulatorTools: Sendable {
             return ["now": .string(Self.rfc3339(try await emulator.freezeClock(at: time))), "frozen": true]
         case "resume_clock":
             return ["now": .string(Self.rfc3339(try await emulator.resumeClock())), "frozen": false]
+        case "import_accounts":
+            let users = try input.required(input.json("users"), "users")
+            let accounts = Data(#"{"users":"#.utf8) + users + Data("}".utf8)
+            let count = try await emulator.importState(accountsJSON: accounts, configJSON: try input.json("config"))
+            return ["importedCount": .int(count)]
         default:
             try await emulator.reset()
             return ["reset": true]

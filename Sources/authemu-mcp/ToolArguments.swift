@@ -1,4 +1,5 @@
 import AuthEmulatorTesting
+import Foundation
 import MCP
 
 /// A tool call's arguments, checked against its schema's property names and read by type; a wrong
@@ -47,6 +48,14 @@ struct ToolArguments {
             guard let object = value.objectValue else { return nil }
             let strings = object.compactMapValues(\.stringValue)
             return strings.count == object.count ? strings : nil
+        }
+    }
+
+    /// The JSON text of an array or object argument, as given.
+    func json(_ name: String) throws -> Data? {
+        try typed(name, "an array or an object") { value in
+            guard value.arrayValue != nil || value.objectValue != nil else { return nil }
+            return try? JSONEncoder().encode(value)
         }
     }
 

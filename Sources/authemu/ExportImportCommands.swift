@@ -61,15 +61,32 @@ struct Export: AsyncParsableCommand {
     }
 }
 
-/// `authemu import DIR`: reads a firebase-tools (or authemu) export into the database.
+/// `authemu import DIR`: reads a firebase-tools (or authemu) export into the database, or with
+/// `--url` into a running daemon (`POST /emulator/v1/projects/{p}:import`).
 struct Import: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Import accounts and configuration from a firebase-tools or authemu export.")
     @Argument(help: "Export directory (containing firebase-export-metadata.json or auth_export/).") var directory:
         String
     @OptionGroup var options: StoreOptions
+    @Option(
+        help:
+            "Load into the running daemon at this URL (http://host:port) instead of its database: accounts of the project and its tenants, and config.json."
+    )
+    var url: String?
+    @Option(help: "Admin token sent with --url (default AUTHEMU_ADMIN_TOKEN).")
+    var adminToken: String? = ProcessInfo.processInfo.environment["AUTHEMU_ADMIN_TOKEN"]
 
     func run() async throws {
+        if let url {
+            guard options.data == nil, options.store == nil else {
+                throw ValidationError("give --url or --data/--store, not both")
+            }
+            let projectId = try options.appConfig().projectId
+            let count = try ImportRunner.post(url: url, projectId: projectId, directory: directory, token: adminToken)
+            print("imported \(count) account(s) into project \(projectId) at \(url)")
+            return
+        }
         let (emulator, store, config) = try await options.emulator()
         let count = try await ImportRunner.run(emulator, projectId: config.projectId, directory: directory)
         await store.close()
@@ -88,6 +105,46 @@ enum ImportRunner {
         } catch let error as AuthError {
             throw stopped("import: \(error.message)")
         }
+    }
+
+    /// Sends each scope's accounts (the project's with its config.json) to a running daemon.
+    static func post(url: String, projectId: String, directory: String, token: String?) throws -> Int {
+        guard let (host, port) = LoopbackHTTP.endpoint(url) else {
+            throw ValidationError("--url must be http://host:port, got \(url)")
+        }
+        let export: ProjectExport
+        do {
+            export = try ExportFiles.read(from: URL(fileURLWithPath: directory))
+        } catch let error as ExportFileError {
+            throw stopped("import: \(error)")
+        }
+        var scopes = export.accounts
+        if scopes[nil] == nil { scopes[nil] = [] }
+        var imported = 0
+        for (tenantId, users) in scopes.sorted(by: { ($0.key ?? "") < ($1.key ?? "") }) {
+            var body: [String: JSONValue] = ["users": .array(users)]
+            var path = "/emulator/v1/projects/\(projectId)"
+            if let tenantId { path += "/tenants/\(tenantId)" } else { body["config"] = export.emulatorConfig }
+            guard
+                let reply = LoopbackHTTP.request(
+                    "POST", host: host, port: port, path: path + ":import",
+                    json: Data(JSONValue.object(body).serialized()),
+                    headers: token.map { ["Authorization: Bearer \($0)"] } ?? [], timeout: .seconds(300))
+            else { throw stopped("import: cannot reach the daemon at \(url)") }
+            let answer = try? JSONValue.parse(reply.body)
+            guard reply.status == 200, let count = answer?["importedCount"]?.doubleValue else {
+                let message =
+                    answer?.value(at: "error.message")?.stringValue ?? String(decoding: reply.body, as: UTF8.self)
+                throw stopped("import: \(url) answered \(reply.status): \(message)")
+            }
+            if let refused = answer?["error"]?.arrayValue, let first = refused.first {
+                throw stopped(
+                    "import: \(refused.count) account(s) of \(tenantId.map { "tenant \($0)" } ?? "the project") were refused, first: \(first.jsonString())"
+                )
+            }
+            imported += Int(count)
+        }
+        return imported
     }
 }
 

@@ -109,6 +109,38 @@ struct AuthEmulatorTestingTests {
         #expect((gone["error"] as? [String: Any])?["message"] as? String == "EMAIL_NOT_FOUND")
     }
 
+    @Test("a firebase-tools export's accounts.json and config.json loaded into the running daemon")
+    func importState() async throws {
+        let daemon = try Daemon()
+        let emulator = try await daemon.ready()
+        // As firebase-tools writes them: a fakeHash password, and a user that is replaced.
+        let accounts = Data(
+            #"""
+            {"kind":"identitytoolkit#DownloadAccountResponse","users":[
+            {"localId":"imp-1","email":"imp@example.com","emailVerified":true,"createdAt":"1700000000000",
+             "passwordHash":"fakeHash:salt=fakeSaltAbc:password=secret123","salt":"fakeSaltAbc",
+             "providerUserInfo":[{"providerId":"password","email":"imp@example.com","federatedId":"imp@example.com",
+             "rawId":"imp@example.com"}]},
+            {"localId":"imp-2","phoneNumber":"+15555550177","createdAt":"1700000000000"}]}
+            """#.utf8)
+        let config = Data(#"{"signIn":{"allowDuplicateEmails":true}}"#.utf8)
+        #expect(try await emulator.importState(accountsJSON: accounts, configJSON: config) == 2)
+        #expect(try await emulator.importState(accountsJSON: accounts) == 2)
+        #expect(try await emulator.user(uid: "imp-2").phoneNumber == "+15555550177")
+        let signedIn = try await client(
+            emulator, "accounts:signInWithPassword", ["email": "imp@example.com", "password": "secret123"])
+        #expect(signedIn["localId"] as? String == "imp-1")
+        do {
+            try await emulator.importState(
+                accountsJSON: Data(#"{"users":[{"localId":"ok-1"},{"email":"not-an-email"}]}"#.utf8))
+            Issue.record("a refused account went unreported")
+        } catch let error as AuthEmulatorError {
+            #expect(error.code == "IMPORT_REFUSED")
+            #expect(error.message.hasPrefix("1 account(s) refused, first #1: "))
+        }
+        #expect(try await emulator.user(uid: "ok-1").localId == "ok-1")
+    }
+
     @Test("users listed in pages, looked up by uid, email and phone, deleted; email links and pushes listed")
     func userRecords() async throws {
         let daemon = try Daemon()

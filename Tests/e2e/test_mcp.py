@@ -12,7 +12,7 @@ from test_mfa import totp, v2, verified_email_user
 
 TOOLS = {"list_users", "get_user", "create_user", "delete_user", "latest_sms_code", "totp_code",
          "email_action_links", "apns_pushes", "set_test_phone_numbers", "set_mfa", "advance_clock",
-         "freeze_clock", "resume_clock", "reset_project"}
+         "freeze_clock", "resume_clock", "import_accounts", "reset_project"}
 
 
 def with_mcp(url, body, project=PROJECT):
@@ -114,6 +114,16 @@ def test_user_tools_and_their_errors(api):
             "INVALID_ARGUMENT : maxResults must be an integer")
         assert (await failure(session, "list_users", {"limit": 3})).startswith("INVALID_ARGUMENT : unknown argument limit")
         assert (await failure(session, "no_such_tool")) == "UNKNOWN_TOOL : no tool named no_such_tool"
+        imported = await call(session, "import_accounts", {
+            "users": [{"localId": "seed-1", "email": "seed@example.com",
+                       "passwordHash": "fakeHash:salt=s1:password=hunter22", "salt": "s1"}],
+            "config": {"signIn": {"allowDuplicateEmails": False}}})
+        assert imported == {"importedCount": 1}
+        assert (await call(session, "get_user", {"email": "seed@example.com"}))["localId"] == "seed-1"
+        assert (await failure(session, "import_accounts", {"users": [{"localId": "x", "email": "bad"}]})).startswith(
+            "IMPORT_REFUSED : 1 account(s) refused, first #0: ")
+        assert await failure(session, "import_accounts", {"users": "none"}) == (
+            "INVALID_ARGUMENT : users must be an array or an object")
         assert await call(session, "reset_project") == {"reset": True}
         return await call(session, "list_users")
     assert with_mcp(api.base, body) == {"users": []}

@@ -107,3 +107,37 @@ extension Emulator {
         return (users.count - refused.count, refused)
     }
 }
+
+/// `POST /emulator/v1/projects/{p}[/tenants/{t}]:import`: a known state loaded into the running
+/// daemon between tests (firebase-tools#2297), on either store.
+extension Emulator {
+    /// The body is an export's `accounts.json` (`{"users": […]}`, firebase-tools' `fakeHash`
+    /// passwords included) and, on the project, optionally `"config"` holding its `config.json`
+    /// (applied first). Users with the same uid are replaced; refused ones are reported as
+    /// `batchCreate` reports them, the others stored.
+    public func importState(_ scope: Scope, _ body: JSONValue) async throws -> JSONValue {
+        guard body.objectValue != nil else { throw AuthError.invalidJSON("/ must be object") }
+        guard body["users"] != nil || body["config"] != nil else {
+            throw AuthError("INVALID_ARGUMENT", "the body holds \"users\" (an accounts.json's) and/or \"config\"")
+        }
+        if let config = body["config"] {
+            guard scope.tenantId == nil else {
+                throw AuthError("INVALID_ARGUMENT", "\"config\" is a project's: import it without a tenant")
+            }
+            guard config.objectValue != nil else { throw AuthError.invalidJSON("/config must be object") }
+            // Only the fields config.json holds: an empty mask would reset the whole config.
+            if config.value(at: "signIn.allowDuplicateEmails") != nil
+                || config.value(at: "emailPrivacyConfig.enableImprovedEmailPrivacy") != nil
+            {
+                _ = try await updateEmulatorConfig(projectId: scope.projectId, patch: config)
+            }
+        }
+        var response: [String: JSONValue] = ["importedCount": 0]
+        if let users = body["users"] {
+            let (imported, refused) = try await importAccounts(scope, .object(["users": users]))
+            response["importedCount"] = .number(Double(imported))
+            if !refused.isEmpty { response["error"] = .array(refused) }
+        }
+        return .object(response)
+    }
+}
