@@ -86,7 +86,7 @@ enum EmulatorHandlers {
     static func failNext(_ request: ApiRequest) async throws -> JSONValue {
         guard let name = request.body["fault"]?.stringValue, let fault = InjectedFault(rawValue: name.uppercased())
         else {
-            throw AuthError("INVALID_ARGUMENT", "fault must be APNS_PUSH or CREDENTIAL")
+            throw AuthError("INVALID_ARGUMENT", "fault must be APNS_PUSH, CREDENTIAL or GAME_CENTER")
         }
         let count = try LenientDecoder.decode(Int?.self, from: request.body["count"] ?? .null) ?? 1
         return try await request.emulator.injectFault(fault, count: count, scope: request.caller.scope)

@@ -60,8 +60,8 @@ let routeTable: [Route] = [
     Route(.get, "/identitytoolkit.googleapis.com/v2/recaptchaConfig", .client, .api(ClientHandlers.recaptchaConfig)),
     Route(.get, "/identitytoolkit.googleapis.com/v2/passwordPolicy", .client, .api(ClientHandlers.passwordPolicy)),
     // Client operations not served yet: 501 NOT_IMPLEMENTED after the credential check.
-    Route(.post, "/identitytoolkit.googleapis.com/v1/accounts:signInWithGameCenter", .client, .notImplemented("accounts:signInWithGameCenter")),
-    Route(.post, "/www.googleapis.com/identitytoolkit/v3/relyingparty/signInWithGameCenter", .client, .notImplemented("accounts:signInWithGameCenter")),
+    Route(.post, "/identitytoolkit.googleapis.com/v1/accounts:signInWithGameCenter", .client, .call(Emulator.signInWithGameCenter)),
+    Route(.post, "/www.googleapis.com/identitytoolkit/v3/relyingparty/signInWithGameCenter", .client, .call(Emulator.signInWithGameCenter)),
     Route(.post, "/identitytoolkit.googleapis.com/v1/accounts:issueSamlResponse", .client, .notImplemented("accounts:issueSamlResponse")),
     Route(.post, "/www.googleapis.com/identitytoolkit/v3/relyingparty/signOutUser", .client, .api(ClientHandlers.signOutUser)),
     Route(.get, "/identitytoolkit.googleapis.com/v2/defaultSupportedIdps", .client, .api(ClientHandlers.defaultSupportedIdps)),

@@ -32,6 +32,20 @@ struct IdpAssertion {
         accessToken = fields["access_token"].flatMap { $0.isEmpty ? nil : $0 }
         var parsed = try Self.claims(idToken, tokens)
         if parsed == nil { parsed = try Self.claims(accessToken, tokens) }
+        // Google Play Games: the app's `serverAuthCode` (`code`), which production exchanges with
+        // Google. The emulator's fake code is what its fake id_token is: the player's claims as
+        // strict JSON or an unsigned JWT (`sub` the player id).
+        if parsed == nil, providerId == Self.playGamesProviderId,
+            let code = (fields["code"] ?? fields["serverAuthCode"]).flatMap({ $0.isEmpty ? nil : $0 })
+        {
+            guard let player = try Self.claims(code, tokens) else {
+                throw AuthError(
+                    "INVALID_IDP_RESPONSE",
+                    "Unable to parse serverAuthCode: \(code) ((Auth Emulator only accepts strict JSON or JWTs as fake Play Games codes.))"
+                )
+            }
+            parsed = player
+        }
         // An opaque access token alone (Flutter and Android send `access_token=…&providerId=…`, as
         // production accepts): a user keyed by the token, the provider's profile fields empty.
         if parsed == nil, idToken == nil, let accessToken { parsed = ["sub": .string(Self.subject(of: accessToken))] }
@@ -64,6 +78,8 @@ struct IdpAssertion {
             samlResponse = response
         }
     }
+
+    static let playGamesProviderId = "playgames.google.com"
 
     /// The IdP user id of an opaque access token: the token itself, or for a token over 128
     /// characters `sha256:` and its hex digest, so the same token is always the same user.

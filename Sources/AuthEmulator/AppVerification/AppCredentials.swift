@@ -64,6 +64,8 @@ public enum InjectedFault: String, Codable, Sendable, CaseIterable {
     case apnsPush = "APNS_PUSH"
     /// The next app-credential checks fail as if the credential were bad.
     case credential = "CREDENTIAL"
+    /// The next Game Center sign-ins fail as if Apple's signature were bad.
+    case gameCenter = "GAME_CENTER"
 }
 
 /// Issued credentials, the APNs outbox and injected faults.
