@@ -64,7 +64,7 @@ extension PostgresTransaction {
     }
 
     func pendingCodeEntries(_ scope: Scope, now: Date) async throws -> PendingCodeEntries {
-        var earliestOfRecords: Date?
+        var assembly = PendingCodeEntries.Assembly(now: now)
         let (entries, earliest) = try await joinedEntries(
             "code_listing", order: "id",
             from: """
@@ -72,14 +72,8 @@ extension PostgresTransaction {
                 AND (expires_at IS NULL OR expires_at > $3)
                 """,
             scoped(scope) + [.double(now.timeIntervalSince1970)], minimum: "expires_at"
-        ) { data in
-            let message = try SmsMessage(stored: JSONValue.parse(data))
-            guard message.expiresAt > now else { return nil }
-            earliestOfRecords = min(earliestOfRecords ?? message.expiresAt, message.expiresAt)
-            return message.codeEntry
-        }
-        let expiries = [earliest.map { Date(timeIntervalSince1970: $0) }, earliestOfRecords].compactMap { $0 }
-        return PendingCodeEntries(entries, earliestExpiry: expiries.min())
+        ) { data in try assembly.entry(ofRecord: data) }
+        return assembly.result(entries, earliestListed: earliest)
     }
 
     /// None: ids are drawn before commit, so a code sent concurrently with another's use could

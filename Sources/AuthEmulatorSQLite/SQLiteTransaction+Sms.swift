@@ -77,7 +77,7 @@ extension SQLiteTransaction {
 
     /// From the partial covering index `sms_messages_pending_codes` alone, in its (id) order.
     func pendingCodeEntries(_ scope: Scope, now: Date) throws -> PendingCodeEntries {
-        var earliestOfRecords: Date?
+        var assembly = PendingCodeEntries.Assembly(now: now)
         let (entries, earliest) = try joinedEntries(
             "code_listing",
             from: """
@@ -85,14 +85,8 @@ extension SQLiteTransaction {
                 WHERE project_id = ? AND tenant_id = ? AND status = 'PENDING' AND (expires_at IS NULL OR expires_at > ?)
                 """, order: "id", [scope.projectId, scope.tenantId ?? "", now.timeIntervalSince1970],
             minimum: "expires_at"
-        ) { data in
-            let message = try SmsMessage(stored: JSONValue.parse(data))
-            guard message.expiresAt > now else { return nil }
-            earliestOfRecords = min(earliestOfRecords ?? message.expiresAt, message.expiresAt)
-            return message.codeEntry
-        }
-        let expiries = [earliest.map { Date(timeIntervalSince1970: $0) }, earliestOfRecords].compactMap { $0 }
-        return PendingCodeEntries(entries, earliestExpiry: expiries.min())
+        ) { data in try assembly.entry(ofRecord: data) }
+        return assembly.result(entries, earliestListed: earliest)
     }
 
     /// The `column` of the rows that `source` (`FROM … WHERE …`) finds, joined by commas in one

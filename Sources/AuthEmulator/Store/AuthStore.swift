@@ -102,6 +102,29 @@ public struct PendingCodeEntries: Sendable, Equatable {
         self.entries = entries
         self.earliestExpiry = earliestExpiry
     }
+
+    /// What both stores do around their joined query: a row without its entry (written by an
+    /// older authemu) is listed from its record if still unexpired, and the earliest expiry is
+    /// the least of the query's (`min(expires_at)`) and of those records.
+    public struct Assembly {
+        let now: Date
+        var earliestOfRecords: Date?
+
+        public init(now: Date) { self.now = now }
+
+        /// The entry of a stored record, nil once it has expired.
+        public mutating func entry(ofRecord data: Data) throws -> Data? {
+            let message = try SmsMessage(stored: JSONValue.parse(data))
+            guard message.expiresAt > now else { return nil }
+            earliestOfRecords = min(earliestOfRecords ?? message.expiresAt, message.expiresAt)
+            return message.codeEntry
+        }
+
+        public func result(_ entries: [Data], earliestListed: Double?) -> PendingCodeEntries {
+            let expiries = [earliestListed.map { Date(timeIntervalSince1970: $0) }, earliestOfRecords].compactMap { $0 }
+            return PendingCodeEntries(entries, earliestExpiry: expiries.min())
+        }
+    }
 }
 
 /// The code log's two full listings.
