@@ -16,21 +16,7 @@ enum IdpWidgetPages {
             body: .init(byteBuffer: ByteBuffer(string: html)))
     }
 
-    static func escaped(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(character)
-            }
-        }
-        return out
-    }
+    static func escaped(_ text: String) -> String { MarkupEscaping.escaped(text) }
 
     static func handler(providerId: String, accounts: [(info: ProviderUserInfo, idToken: String)]) -> String {
         let items = accounts.map { account -> String in

@@ -27,8 +27,6 @@ enum RouteHandler: Sendable {
     case api(@Sendable (ApiRequest) async throws -> JSONValue)
     /// A JSON API whose answer comes serialized (the code log's listings, `JSONListing`).
     case listing(@Sendable (ApiRequest) async throws -> JSONListing)
-    /// An operation authemu does not serve yet: credentials checked, then 501 NOT_IMPLEMENTED.
-    case notImplemented(String)
     /// A page, an asset or a redirect, answered as it is (no credential).
     case page(@Sendable (PageRequest) async throws -> Response)
     /// An inspector page (GET): the inspector's credential, else its login page.
@@ -126,11 +124,6 @@ struct RouteRegistration<Context: RequestContext> {
             return { request, context in
                 let api = try await ApiRequest.make(request, context, access: access, services: services)
                 return JSONResponse.make(listing: try await handler(api))
-            }
-        case .notImplemented(let operation):
-            return { request, context in
-                _ = try await ApiRequest.make(request, context, access: access, services: services)
-                throw AuthError.notImplemented(operation)
             }
         case .page(let handler):
             return { request, context in

@@ -62,7 +62,7 @@ let routeTable: [Route] = [
     // Client operations not served yet: 501 NOT_IMPLEMENTED after the credential check.
     Route(.post, "/identitytoolkit.googleapis.com/v1/accounts:signInWithGameCenter", .client, .call(Emulator.signInWithGameCenter)),
     Route(.post, "/www.googleapis.com/identitytoolkit/v3/relyingparty/signInWithGameCenter", .client, .call(Emulator.signInWithGameCenter)),
-    Route(.post, "/identitytoolkit.googleapis.com/v1/accounts:issueSamlResponse", .client, .notImplemented("accounts:issueSamlResponse")),
+    Route(.post, "/identitytoolkit.googleapis.com/v1/accounts:issueSamlResponse", .client, .call(Emulator.issueSamlResponse)),
     Route(.post, "/www.googleapis.com/identitytoolkit/v3/relyingparty/signOutUser", .client, .api(ClientHandlers.signOutUser)),
     Route(.get, "/identitytoolkit.googleapis.com/v2/defaultSupportedIdps", .client, .api(ClientHandlers.defaultSupportedIdps)),
 

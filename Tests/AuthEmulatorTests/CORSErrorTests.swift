@@ -74,9 +74,11 @@ struct CORSErrorTests {
         try await Harness().run { client in
             let origin: HTTPFields = [.origin: Self.origin]
             let notBuilt = try await client.call(
-                .post, "\(Self.toolkit)/v1/accounts:issueSamlResponse", "{}", headers: origin)
+                .post, "\(Self.toolkit)/v1/accounts:signInWithIdp",
+                #"{"requestUri":"http://localhost","returnRefreshToken":true}"#, headers: origin)
             Self.expectCORSError(
-                notBuilt, status: 501, code: "accounts:issueSamlResponse is not implemented in the Auth Emulator.")
+                notBuilt, status: 501, code: "signInWithIdp returnRefreshToken is not implemented in the Auth Emulator."
+            )
             try await BlockingFunctionTests.configure(client, ["beforeCreate": BlockingFunctionTests.beforeCreate])
             let serverError = try await client.call(
                 .post, "\(Self.toolkit)/v1/accounts:signUp", #"{"email":"bf@example.com","password":"secret123"}"#,

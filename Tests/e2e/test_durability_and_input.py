@@ -112,9 +112,9 @@ def test_envelopes_for_routes_credentials_and_size(api):
     assert huge.status_code == 413
     assert huge.json()["error"]["code"] == 413
 
-    unimplemented = api.v1("accounts:issueSamlResponse", {})
+    unimplemented = api.v1("accounts:signInWithIdp", {"requestUri": "http://localhost", "returnRefreshToken": True})
     assert unimplemented.status_code == 501
-    assert error_message(unimplemented) == "accounts:issueSamlResponse is not implemented in the Auth Emulator."
+    assert error_message(unimplemented) == "signInWithIdp returnRefreshToken is not implemented in the Auth Emulator."
 
     assert requests.get(f"{api.base}/readyz").status_code == 200
 

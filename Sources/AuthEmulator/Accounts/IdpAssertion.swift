@@ -2,8 +2,8 @@ import Crypto
 import Foundation
 
 /// What the fake IdP of firebase-tools asserted: `providerId`, an unsigned `id_token` (JWT or
-/// plain JSON claims, `sub` required) or `access_token`, and for `saml.*` providers a JSON
-/// `SAMLResponse`, read from `requestUri`'s query, then `postBody`, then the URI fragment
+/// plain JSON claims, `sub` required) or `access_token`, and for `saml.*` providers a
+/// `SAMLResponse` (`SamlAssertion`; alone, an IdP-initiated sign-in), read from `requestUri`'s query, then `postBody`, then the URI fragment
 /// (a later source wins).
 struct IdpAssertion {
     var providerId: String
@@ -30,8 +30,16 @@ struct IdpAssertion {
         self.providerId = providerId
         idToken = fields["id_token"].flatMap { $0.isEmpty ? nil : $0 }
         accessToken = fields["access_token"].flatMap { $0.isEmpty ? nil : $0 }
+        if let saml = fields["SAMLResponse"], !saml.isEmpty { samlResponse = try SamlAssertion(saml).response }
         var parsed = try Self.claims(idToken, tokens)
         if parsed == nil { parsed = try Self.claims(accessToken, tokens) }
+        // IdP-initiated SAML (the iOS SDK's `SignInWithSamlIdpRequest`, firebase-tools#9058): the
+        // IdP's assertion alone, posted to the ACS URL; its NameID is the user.
+        if parsed == nil, idToken == nil, providerId.hasPrefix("saml."),
+            let nameId = samlResponse?.value(at: "assertion.subject.nameId")?.stringValue
+        {
+            parsed = ["sub": .string(nameId)]
+        }
         // Google Play Games: the app's `serverAuthCode` (`code`), which production exchanges with
         // Google. The emulator's fake code is what its fake id_token is: the player's claims as
         // strict JSON or an unsigned JWT (`sub` the player id).
@@ -62,21 +70,6 @@ struct IdpAssertion {
         }
         self.claims = claims
         rawId = claims["sub"]?.stringValue ?? ""
-        if let saml = fields["SAMLResponse"], !saml.isEmpty {
-            guard let response = try? JSONValue.parse(Data(saml.utf8)) else {
-                throw AuthError("INVALID_IDP_RESPONSE ((SAMLResponse is not valid JSON.))")
-            }
-            guard let assertion = response["assertion"], !assertion.isNull else {
-                throw AuthError("INVALID_IDP_RESPONSE ((Missing assertion in SAMLResponse.))")
-            }
-            guard let subject = assertion["subject"], !subject.isNull else {
-                throw AuthError("INVALID_IDP_RESPONSE ((Missing assertion.subject in SAMLResponse.))")
-            }
-            guard let nameId = subject["nameId"], !nameId.isNull, nameId.stringValue != "" else {
-                throw AuthError("INVALID_IDP_RESPONSE ((Missing assertion.subject.nameId in SAMLResponse.))")
-            }
-            samlResponse = response
-        }
     }
 
     static let playGamesProviderId = "playgames.google.com"

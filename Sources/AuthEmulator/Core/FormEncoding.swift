@@ -1,3 +1,5 @@
+import Foundation
+
 /// `application/x-www-form-urlencoded` text: the token endpoint's request bodies and the
 /// `postBody` a client passes to signInWithIdp.
 public enum FormEncoding {
@@ -37,6 +39,14 @@ public enum FormEncoding {
         }
         return String(decoding: output, as: UTF8.self)
     }
+
+    /// `text` as a form value: everything but unreserved characters (RFC 3986) percent-encoded.
+    public static func encoded(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
+    }
+
+    private static let unreserved = CharacterSet(
+        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
     private static func hexValue(_ byte: UInt8) -> UInt8? {
         switch byte {
