@@ -1,5 +1,8 @@
 # authemu: release binary and Debian package.
-VERSION ?= 0.1.0
+VERSION := $(shell scripts/version)
+# Every timestamp in the package: the commit's time unless set (reproducible builds).
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+export SOURCE_DATE_EPOCH
 ARCH := $(shell dpkg --print-architecture)
 DEB := build/authemu_$(VERSION)_$(ARCH).deb
 ROOT := build/deb
@@ -20,6 +23,7 @@ deb: release
 	install -m 0644 deploy/authemu.yaml $(ROOT)/etc/authemu/authemu.yaml
 		install -m 0644 deploy/debian/copyright $(ROOT)/usr/share/doc/authemu/copyright
 	install -m 0644 README.md $(ROOT)/usr/share/doc/authemu/README.md
+	scripts/third-party notices --for deb $(ROOT)/usr/share/doc/authemu/third-party-notices.txt
 	install -D -m 0644 deploy/postgres.conf $(ROOT)/usr/share/doc/authemu/examples/postgres.conf
 	install -d $(ROOT)/usr/share/doc/authemu/docs
 	install -m 0644 docs/*.md $(ROOT)/usr/share/doc/authemu/docs/
@@ -40,7 +44,8 @@ deb: release
 	cd build/members && ar x unpacked.deb && xz -9 control.tar && xz -T1 --lzma2=preset=9,dict=96MiB data.tar \
 	  && rm -f ../$(notdir $(DEB)) && ar rcD ../$(notdir $(DEB)) debian-binary control.tar.xz data.tar.xz
 	rm -rf build/members
-	@echo "built $(DEB)"
+	scripts/third-party sbom --for deb --artifact $(DEB) $(DEB).spdx.json
+	@echo "built $(DEB) and its SBOM $(DEB).spdx.json"
 
 lint-deb: deb
 	lintian --fail-on error $(DEB)

@@ -78,9 +78,12 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Logging", package: "swift-log"),
                 "CCrypt",
+                "CBuildInfo",
             ],
             swiftSettings: testableInRelease
         ),
+        /// The commit the binary was built from (scripts/build-release writes it; `BuildVersion`).
+        .target(name: "CBuildInfo"),
         /// glibc's `mallopt`, for the daemon's allocator settings (`MallocTuning`).
         .systemLibrary(name: "CMalloc"),
         /// Debian's libxcrypt, for the bcrypt hashes of imported users.

@@ -46,7 +46,7 @@ public struct ActivatedSocketServer: Service {
             } catch {
                 response = Response(status: .internalServerError)
             }
-            response.headers[.server] = "authemu"
+            response.headers[.server] = "authemu/\(BuildVersion.number)"
             try await responseWriter.write(response: response.head, body: response.body)
         }
         let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)

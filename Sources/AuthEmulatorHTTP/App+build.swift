@@ -100,7 +100,7 @@ public func buildApplication(
         server: .http1ClosingHTTP10(
             executor: connectionExecutor, limits: config.connections, maxBodyBytes: config.maxBodyBytes, open: open),
         configuration: .init(
-            address: .hostname(config.host, port: config.port), serverName: "authemu",
+            address: .hostname(config.host, port: config.port), serverName: "authemu/\(BuildVersion.number)",
             availableConnectionsDelegate: ConnectionGate(open: open)),
         onServerRunning: onServerRunning,
         logger: logger)

@@ -89,7 +89,8 @@ enum EmulatorHandlers {
             throw AuthError("INVALID_ARGUMENT", "fault must be APNS_PUSH, CREDENTIAL or GAME_CENTER")
         }
         let count = try LenientDecoder.decode(Int?.self, from: request.body["count"] ?? .null) ?? 1
-        return try await request.emulator.injectFault(fault, count: count, scope: request.caller.scope)
+        return try await request.emulator.injectFault(
+            fault, playerId: request.body["playerId"]?.stringValue, count: count, scope: request.caller.scope)
     }
 
     static func clock(_ request: ApiRequest) async throws -> JSONValue { request.emulator.clockState() }

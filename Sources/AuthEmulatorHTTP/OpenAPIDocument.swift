@@ -38,7 +38,7 @@ enum OpenAPIDocument {
             "openapi": "3.0.3",
             "info": .object([
                 "title": "authemu: Firebase Authentication / Identity Platform emulator",
-                "version": "1",
+                "version": .string(BuildVersion.number),
                 "description":
                     "Identity Toolkit v1/v2, legacy v3 relyingparty paths, securetoken, and the emulator's own endpoints.",
             ]),

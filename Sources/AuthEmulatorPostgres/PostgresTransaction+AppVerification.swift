@@ -41,20 +41,24 @@ extension PostgresTransaction {
         try await session.execute("DELETE FROM apns_pushes WHERE project_id = $1 AND tenant_id = $2", scoped(scope))
     }
 
-    func setFault(_ scope: Scope, _ fault: InjectedFault, count: Int) async throws {
+    func setFault(_ scope: Scope, key: String, count: Int) async throws {
         try await session.execute(
             """
             INSERT INTO injected_faults (project_id, tenant_id, fault, remaining) VALUES ($1, $2, $3, $4)
             ON CONFLICT (project_id, tenant_id, fault) DO UPDATE SET remaining = EXCLUDED.remaining
-            """, scoped(scope) + [.text(fault.rawValue), .int(count)])
+            """, scoped(scope) + [.text(key), .int(count)])
     }
 
-    func takeFault(_ scope: Scope, _ fault: InjectedFault) async throws -> Bool {
+    func clearFaults(_ scope: Scope) async throws {
+        try await session.execute("DELETE FROM injected_faults WHERE project_id = $1 AND tenant_id = $2", scoped(scope))
+    }
+
+    func takeFault(_ scope: Scope, key: String) async throws -> Bool {
         try await session.execute(
             """
             UPDATE injected_faults SET remaining = remaining - 1
             WHERE project_id = $1 AND tenant_id = $2 AND fault = $3 AND remaining > 0
-            """, scoped(scope) + [.text(fault.rawValue)]) > 0
+            """, scoped(scope) + [.text(key)]) > 0
     }
 
     func clockSetting() async throws -> ClockSetting {

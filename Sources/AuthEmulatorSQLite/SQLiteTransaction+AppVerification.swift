@@ -48,14 +48,20 @@ extension SQLiteTransaction {
             arguments: [scope.projectId, scope.tenantId ?? ""])
     }
 
-    func setFault(_ scope: Scope, _ fault: InjectedFault, count: Int) throws {
+    func setFault(_ scope: Scope, key: String, count: Int) throws {
         try execute(
             sql: "INSERT OR REPLACE INTO injected_faults (project_id, tenant_id, fault, remaining) VALUES (?, ?, ?, ?)",
-            arguments: [scope.projectId, scope.tenantId ?? "", fault.rawValue, count])
+            arguments: [scope.projectId, scope.tenantId ?? "", key, count])
     }
 
-    func takeFault(_ scope: Scope, _ fault: InjectedFault) throws -> Bool {
-        let arguments: StatementArguments = [scope.projectId, scope.tenantId ?? "", fault.rawValue]
+    func clearFaults(_ scope: Scope) throws {
+        try execute(
+            sql: "DELETE FROM injected_faults WHERE project_id = ? AND tenant_id = ?",
+            arguments: [scope.projectId, scope.tenantId ?? ""])
+    }
+
+    func takeFault(_ scope: Scope, key: String) throws -> Bool {
+        let arguments: StatementArguments = [scope.projectId, scope.tenantId ?? "", key]
         try execute(
             sql: """
                 UPDATE injected_faults SET remaining = remaining - 1

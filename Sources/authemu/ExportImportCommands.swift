@@ -107,6 +107,44 @@ enum ImportRunner {
         }
     }
 
+    /// Resets the project and each of its tenants on a running daemon (`DELETE …/accounts`);
+    /// answers how many scopes were reset.
+    static func reset(url: String, projectId: String, token: String?) throws -> Int {
+        guard let (host, port) = LoopbackHTTP.endpoint(url) else {
+            throw ValidationError("--url must be http://host:port, got \(url)")
+        }
+        let headers = ["Authorization: Bearer \(token ?? "owner")"]
+        func call(_ method: String, _ path: String) throws -> JSONValue {
+            guard
+                let reply = LoopbackHTTP.request(
+                    method, host: host, port: port, path: path, headers: headers, timeout: .seconds(60))
+            else { throw stopped("reset: cannot reach the daemon at \(url)") }
+            let answer = try? JSONValue.parse(reply.body)
+            guard reply.status == 200, let answer else {
+                let message =
+                    answer?.value(at: "error.message")?.stringValue ?? String(decoding: reply.body, as: UTF8.self)
+                throw stopped("reset: \(url) answered \(reply.status) to \(method) \(path): \(message)")
+            }
+            return answer
+        }
+        var tenants: [String] = []
+        var pageToken: String?
+        repeat {
+            var path = "/identitytoolkit.googleapis.com/v2/projects/\(projectId)/tenants?pageSize=1000"
+            if let pageToken { path += "&pageToken=\(FormEncoding.encoded(pageToken))" }
+            let page = try call("GET", path)
+            tenants += (page["tenants"]?.arrayValue ?? []).compactMap {
+                $0["name"]?.stringValue?.split(separator: "/").last.map(String.init)
+            }
+            pageToken = page["nextPageToken"]?.stringValue
+        } while pageToken != nil
+        _ = try call("DELETE", "/emulator/v1/projects/\(projectId)/accounts")
+        for tenant in tenants {
+            _ = try call("DELETE", "/emulator/v1/projects/\(projectId)/tenants/\(tenant)/accounts")
+        }
+        return tenants.count + 1
+    }
+
     /// Sends each scope's accounts (the project's with its config.json) to a running daemon.
     static func post(url: String, projectId: String, directory: String, token: String?) throws -> Int {
         guard let (host, port) = LoopbackHTTP.endpoint(url) else {
@@ -151,13 +189,35 @@ enum ImportRunner {
 /// `authemu reset`: empties a project's state (accounts, outboxes, codes), keeping its config.
 struct Reset: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Remove a project's accounts, SMS/APNs outboxes and email codes (config and tenants are kept).")
+        abstract:
+            "Remove a project's accounts, SMS/APNs outboxes, email codes and faults (config and tenants are kept); with --to, then import an export."
+    )
     @OptionGroup var options: StoreOptions
+    @Option(help: "Then import this export directory: one call that sets a known state between tests.") var to: String?
+    @Option(help: "Reset the running daemon at this URL (http://host:port) instead of its database.") var url: String?
+    @Option(help: "Admin token sent with --url (default AUTHEMU_ADMIN_TOKEN).")
+    var adminToken: String? = ProcessInfo.processInfo.environment["AUTHEMU_ADMIN_TOKEN"]
 
     func run() async throws {
+        if let url {
+            guard options.data == nil, options.store == nil else {
+                throw ValidationError("give --url or --data/--store, not both")
+            }
+            let projectId = try options.appConfig().projectId
+            let scopes = try ImportRunner.reset(url: url, projectId: projectId, token: adminToken)
+            print("reset project \(projectId) and \(scopes - 1) tenant(s) at \(url)")
+            guard let to else { return }
+            let count = try ImportRunner.post(url: url, projectId: projectId, directory: to, token: adminToken)
+            print("imported \(count) account(s) into project \(projectId) at \(url)")
+            return
+        }
         let (emulator, store, config) = try await options.emulator()
         let removed = try await emulator.resetProject(config.projectId)
-        await store.close()
         print("removed \(removed) account(s) of project \(config.projectId)")
+        if let to {
+            let count = try await ImportRunner.run(emulator, projectId: config.projectId, directory: to)
+            print("imported \(count) account(s) into project \(config.projectId)")
+        }
+        await store.close()
     }
 }

@@ -171,6 +171,17 @@ extension StoreChecks {
             ]
         }
         #expect(taken == [true, true, false, false], label)
+        let player = InjectedFault.gameCenter.key(subject: "T:1")
+        let subjects = try await store.write { tx in
+            try await tx.setFault(scope, key: player, count: 1)
+            try await tx.setFault(scope, .gameCenter, count: 1)
+            let first = [try await tx.takeFault(scope, key: player), try await tx.takeFault(scope, key: player)]
+            try await tx.setFault(scope, key: player, count: 3)
+            try await tx.clearFaults(scope)
+            return first + [try await tx.takeFault(scope, key: player), try await tx.takeFault(scope, .gameCenter)]
+        }
+        #expect(player == "GAME_CENTER:T:1", label)
+        #expect(subjects == [true, false, false, false], label)
         try await store.write { tx in try await tx.deletePushes(scope) }
         let left = try await store.read { tx in
             (

@@ -10,6 +10,7 @@ explicit limits works.
 """
 import json
 import os
+import re
 import subprocess
 import time
 import uuid
@@ -160,6 +161,37 @@ def test_the_image_holds_no_shell_and_no_time_zone_data():
     assert labels["org.opencontainers.image.licenses"] == "Apache-2.0"
     assert {"org.opencontainers.image.version", "org.opencontainers.image.source",
             "org.opencontainers.image.description"} <= set(labels)
+
+
+def test_the_image_carries_its_license_notices_and_sbom_and_the_one_version(tmp_path):
+    """Issue 45: LICENSE, the generated third-party notices and a valid SPDX SBOM in /usr/share/doc/authemu; the
+    version label, the binary's --version and the Server header are the one version."""
+    from spdx_tools.spdx.parser.parse_anything import parse_file
+    from spdx_tools.spdx.validation.document_validator import validate_full_spdx_document
+    version = subprocess.run(["scripts/version"], capture_output=True, text=True, check=True,
+                             cwd=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+                             ).stdout.strip()
+    name = f"authemu-test-{uuid.uuid4().hex[:10]}"
+    podman("create", "--name", name, IMAGE)
+    try:
+        for file in ("LICENSE", "third-party-notices.txt", "sbom.spdx.json"):
+            podman("cp", f"{name}:/usr/share/doc/authemu/{file}", str(tmp_path / file))
+    finally:
+        podman("rm", "-v", name)
+    assert (tmp_path / "LICENSE").read_text().split()[:3] == ["Apache", "License", "Version"]
+    notices = (tmp_path / "third-party-notices.txt").read_text()
+    for bundled in ("swift-nio", "GRDB.swift", "Debian package libc6", "Debian package libsqlite3-0",
+                    "apt-get source glibc=", "/usr/share/common-licenses/LGPL-2.1"):
+        assert bundled in notices
+    document = parse_file(str(tmp_path / "sbom.spdx.json"))
+    assert validate_full_spdx_document(document) == []
+    packages = {p.name: p for p in document.packages}
+    assert str(packages["authemu"].version) == version
+    assert {"swift-nio", "hummingbird", "libc6", "zlib1g", "libsqlite3-0"} <= set(packages)
+    labels = json.loads(podman("image", "inspect", IMAGE).stdout)[0]["Labels"]
+    assert labels["org.opencontainers.image.version"] == version
+    printed = podman("run", "--rm", *MACHINE_LIMITS, IMAGE, "--version").stdout.strip()
+    assert re.fullmatch(rf"authemu {re.escape(version)} \(commit [0-9a-f]{{12}}(-dirty)?\)", printed), printed
 
 
 def test_a_mounted_yaml_file_named_by_authemu_config(containers, tmp_path):

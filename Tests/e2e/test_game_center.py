@@ -69,6 +69,24 @@ def test_a_refused_signature_and_bad_requests(api):
     assert (refused.status_code, error_message(refused)) == (
         400, "INVALID_IDP_RESPONSE : ((Game Center identity verification signature is invalid))")
     assert api.v3("signInWithGameCenter", credential(team="T:fault")).status_code == 200
+    # A fault for one player refuses only that player (by its team, game or legacy id), before the scope's.
+    fail_next = f"{api.base}/emulator/v1/projects/{PROJECT}/appVerification:failNext"
+    player = requests.post(fail_next, json={"fault": "GAME_CENTER", "count": 2, "playerId": "T:marked"})
+    assert (player.status_code, player.json()) == (200, {"fault": "GAME_CENTER", "remaining": 2, "playerId": "T:marked"})
+    assert api.v3("signInWithGameCenter", credential(team="T:other")).status_code == 200
+    for _ in range(2):
+        marked = api.v3("signInWithGameCenter", credential(team="T:marked"))
+        assert (marked.status_code, error_message(marked)) == (
+            400, "INVALID_IDP_RESPONSE : ((Game Center identity verification signature is invalid))")
+    assert api.v3("signInWithGameCenter", credential(team="T:marked")).status_code == 200
+    for body, detail in (({"fault": "CREDENTIAL", "playerId": "T:x"}, "playerId goes with GAME_CENTER only"),
+                         ({"fault": "GAME_CENTER", "playerId": ""}, "playerId must not be empty")):
+        wrong = requests.post(fail_next, json=body)
+        assert (wrong.status_code, error_message(wrong)) == (400, f"INVALID_ARGUMENT : {detail}")
+    # A reset disarms player faults too.
+    ok(requests.post(fail_next, json={"fault": "GAME_CENTER", "playerId": "T:marked"}))
+    ok(requests.delete(f"{api.base}/emulator/v1/projects/{PROJECT}/accounts"))
+    assert api.v3("signInWithGameCenter", credential(team="T:marked")).status_code == 200
     for change, message in (
         ({"teamPlayerId": None, "playerId": None}, "((playerId or teamPlayerId is required))"),
         ({"signature": ""}, "((signature is required))"),

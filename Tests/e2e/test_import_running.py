@@ -2,6 +2,7 @@
 accounts.json (and config.json), and `authemu import --url` on top of it (issue 44). Runs on both stores (the shared
 daemon is on PostgreSQL under AUTHEMU_E2E_STORE)."""
 import json
+import re
 import subprocess
 import time
 
@@ -95,3 +96,48 @@ def test_cli_import_url_and_a_thousand_accounts(api, tmp_path):
                                  capture_output=True, text=True, timeout=60)
     assert unreachable.returncode == 2
     assert "import: cannot reach the daemon at http://127.0.0.1:1" in unreachable.stderr
+
+
+def test_cli_reset_to_a_known_state(api, tmp_path):
+    """`authemu reset --to DIR`: one call that empties the project (and its tenants) and loads an export, on a
+    running daemon (--url) and on a database file."""
+    export = tmp_path / "export"
+    (export / "auth_export").mkdir(parents=True)
+    (export / "firebase-export-metadata.json").write_text(json.dumps(
+        {"version": "15.28.1", "auth": {"version": "15.28.1", "path": "auth_export"}}))
+    (export / "auth_export" / "accounts.json").write_text(json.dumps({"users": [FAKE_HASH_USER]}))
+    (export / "auth_export" / "accounts-tenant-known.json").write_text(json.dumps(
+        {"users": [{"localId": "kt1", "email": "kt1@example.com"}]}))
+    assert post_import(api, {"users": [{"localId": "stray", "email": "stray@example.com"}]}).status_code == 200
+    assert post_import(api, {"users": [{"localId": "stray-t"}]}, tenant="tenant-known").status_code == 200
+    assert api.v1("accounts:sendVerificationCode", {"phoneNumber": "+15555550177"}).status_code == 200
+
+    result = subprocess.run([BINARY, "reset", "--to", str(export), "--url", api.base, "--project", PROJECT],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    first, second = result.stdout.strip().splitlines()
+    assert re.fullmatch(rf"reset project {PROJECT} and [1-9][0-9]* tenant\(s\) at {re.escape(api.base)}", first)
+    assert second == f"imported 2 account(s) into project {PROJECT} at {api.base}"
+
+    def uids(tenant=None):
+        prefix = f"projects/{PROJECT}" + (f"/tenants/{tenant}" if tenant else "")
+        answer = api.admin("GET", f"v1/{prefix}/accounts:batchGet", params={"maxResults": 100})
+        assert answer.status_code == 200, answer.text
+        return sorted(u["localId"] for u in answer.json().get("users", []))
+
+    assert (uids(), uids("tenant-known")) == (["run1"], ["kt1"])
+    codes = requests.get(f"{api.base}/emulator/v1/projects/{PROJECT}/verificationCodes").json()
+    assert codes == {"verificationCodes": []}
+    assert api.v1("accounts:signInWithPassword",
+                  {"email": "run1@example.com", "password": "hunter22"}).json()["localId"] == "run1"
+
+    database = tmp_path / "state.sqlite"
+    on_file = subprocess.run([BINARY, "reset", "--to", str(export), "--data", str(database), "--project", PROJECT],
+                             capture_output=True, text=True, timeout=120)
+    assert on_file.returncode == 0, on_file.stderr
+    assert on_file.stdout.splitlines() == [f"removed 0 account(s) of project {PROJECT}",
+                                           f"imported 2 account(s) into project {PROJECT}"]
+    refused = subprocess.run([BINARY, "reset", "--url", "http://127.0.0.1:9099", "--admin-token", "wrong", "--project",
+                              PROJECT, "--to", str(export), "--data", str(database)],
+                             capture_output=True, text=True, timeout=60)
+    assert refused.returncode != 0 and "give --url or --data/--store, not both" in refused.stderr

@@ -21,13 +21,23 @@ extension Emulator {
 
     /// Apple's signature cannot be checked offline: it is accepted when its parts are present, as
     /// the app-verification stubs accept their credentials, unless a test armed `GAME_CENTER`
-    /// faults (`appVerification:failNext`), which refuse the next sign-ins as a bad signature.
+    /// faults (`appVerification:failNext`, for the scope or for one player), which refuse the next
+    /// sign-ins as a bad signature; a player's own faults are used before the scope's.
     /// The account is the one of the team player id (else the player id), the ID token's user
     /// when linking, or a new one.
     public func signInWithGameCenter(_ request: SignInWithGameCenterRequest, caller: Caller) async throws -> JSONValue {
         let scope = caller.scope
         let rawId = try Self.gameCenterPlayer(request)
-        if try await store.write({ tx in try await tx.takeFault(scope, .gameCenter) }) {
+        let players = [request.teamPlayerId, request.gamePlayerId, request.playerId].compactMap { $0 }.filter {
+            !$0.isEmpty
+        }
+        let refused = try await store.write { tx in
+            for player in players {
+                if try await tx.takeFault(scope, key: InjectedFault.gameCenter.key(subject: player)) { return true }
+            }
+            return try await tx.takeFault(scope, .gameCenter)
+        }
+        if refused {
             throw AuthError("INVALID_IDP_RESPONSE", "((Game Center identity verification signature is invalid))")
         }
         let nowMillis = nowMillisString

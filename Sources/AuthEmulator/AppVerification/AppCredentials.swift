@@ -66,6 +66,10 @@ public enum InjectedFault: String, Codable, Sendable, CaseIterable {
     case credential = "CREDENTIAL"
     /// The next Game Center sign-ins fail as if Apple's signature were bad.
     case gameCenter = "GAME_CENTER"
+
+    /// The key a fault is armed under: the fault's name, or for one subject (a Game Center
+    /// player) the name and the subject, `GAME_CENTER:G:1234`.
+    public func key(subject: String?) -> String { subject.map { "\(rawValue):\($0)" } ?? rawValue }
 }
 
 /// Issued credentials, the APNs outbox and injected faults.
@@ -75,7 +79,20 @@ public protocol AppVerificationRepository {
     func insertPush(_ push: ApnsPush) async throws -> ApnsPush
     func listPushes(_ scope: Scope, afterId: Int64?, limit: Int?) async throws -> [ApnsPush]
     func deletePushes(_ scope: Scope) async throws
-    func setFault(_ scope: Scope, _ fault: InjectedFault, count: Int) async throws
-    /// Uses one pending fault of that kind; true when one was pending.
-    func takeFault(_ scope: Scope, _ fault: InjectedFault) async throws -> Bool
+    /// Arms `count` faults under `key` (`InjectedFault.key(subject:)`); 0 disarms them.
+    func setFault(_ scope: Scope, key: String, count: Int) async throws
+    /// Uses one pending fault armed under `key`; true when one was pending.
+    func takeFault(_ scope: Scope, key: String) async throws -> Bool
+    /// Disarms every fault of the scope, whatever its subject.
+    func clearFaults(_ scope: Scope) async throws
+}
+
+extension AppVerificationRepository {
+    func setFault(_ scope: Scope, _ fault: InjectedFault, count: Int) async throws {
+        try await setFault(scope, key: fault.key(subject: nil), count: count)
+    }
+
+    func takeFault(_ scope: Scope, _ fault: InjectedFault) async throws -> Bool {
+        try await takeFault(scope, key: fault.key(subject: nil))
+    }
 }

@@ -134,10 +134,22 @@ extension Emulator {
         return .object(["token": .string(token), "kind": .string(kind.rawValue), "valid": .bool(valid)])
     }
 
-    public func injectFault(_ fault: InjectedFault, count: Int, scope: Scope) async throws -> JSONValue {
+    /// Arms `count` faults; `playerId` narrows a `GAME_CENTER` fault to that player's sign-ins
+    /// (its team, game or legacy player id).
+    public func injectFault(_ fault: InjectedFault, playerId: String? = nil, count: Int, scope: Scope) async throws
+        -> JSONValue
+    {
         guard (0...1000).contains(count) else { throw AuthError("INVALID_ARGUMENT", "count must be from 0 to 1000") }
-        try await store.write { tx in try await tx.setFault(scope, fault, count: count) }
-        return .object(["fault": .string(fault.rawValue), "remaining": .number(Double(count))])
+        if let playerId {
+            guard fault == .gameCenter else {
+                throw AuthError("INVALID_ARGUMENT", "playerId goes with GAME_CENTER only")
+            }
+            guard !playerId.isEmpty else { throw AuthError("INVALID_ARGUMENT", "playerId must not be empty") }
+        }
+        try await store.write { tx in try await tx.setFault(scope, key: fault.key(subject: playerId), count: count) }
+        var answer: [String: JSONValue] = ["fault": .string(fault.rawValue), "remaining": .number(Double(count))]
+        answer.setIfPresent("playerId", playerId.map(JSONValue.string))
+        return .object(answer)
     }
 
     public func apnsPushes(_ scope: Scope, afterId: Int64?, limit: Int?, wait: Double) async throws -> [ApnsPush] {

@@ -10,7 +10,7 @@ extension Emulator {
         try await tx.deleteAllOobCodes(scope)
         try await tx.deleteAllSms(scope)
         try await tx.deletePushes(scope)
-        for fault in InjectedFault.allCases { try await tx.setFault(scope, fault, count: 0) }
+        try await tx.clearFaults(scope)
     }
 
     /// `authemu reset`: `clearScope` on the project and every tenant of it, keeping its

@@ -1,0 +1,73 @@
+"""One version everywhere, and the release material (issue 45): Sources/AuthEmulator/Core/BuildVersion.swift holds the
+version; the binary (--version, `version --json`), the running daemon (Server header, OpenAPI info.version), the
+Makefile's .deb, CHANGELOG.md's newest release and deploy/debian/changelog take or name the same one. The image's label,
+notices and SBOM are checked in test_container_image.py, the .deb's in scripts/check-deploy."""
+import json
+import re
+import subprocess
+
+import requests
+
+from conftest import BINARY, ROOT
+
+
+def version():
+    return subprocess.run([str(ROOT / "scripts/version")], capture_output=True, text=True, check=True).stdout.strip()
+
+
+def test_the_version_source_is_a_semantic_version():
+    assert re.fullmatch(r"\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?", version())
+
+
+def test_the_binary_prints_the_version_and_commit():
+    number = version()
+    printed = subprocess.run([BINARY, "--version"], capture_output=True, text=True, check=True).stdout.strip()
+    match = re.fullmatch(rf"authemu {re.escape(number)} \(commit ([0-9a-f]{{12}}(?:-dirty)?|unknown)\)", printed)
+    assert match, printed
+    assert subprocess.run([BINARY, "version"], capture_output=True, text=True, check=True).stdout.strip() == printed
+    as_json = json.loads(subprocess.run([BINARY, "version", "--json"], capture_output=True, text=True,
+                                        check=True).stdout)
+    assert as_json == {"version": number, "commit": match.group(1)}
+    # scripts/build-release records the commit: a build from this checkout names its HEAD.
+    head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short=12", "HEAD"], capture_output=True,
+                          text=True).stdout.strip()
+    if head and "/.build/release/" in BINARY:
+        assert match.group(1).removesuffix("-dirty") == head
+
+
+def test_the_daemon_names_the_version(daemon):
+    number = version()
+    ready = requests.get(f"{daemon.base}/readyz")
+    assert ready.headers["Server"] == f"authemu/{number}"
+    spec = requests.get(f"{daemon.base}/emulator/openapi.json").json()
+    assert spec["info"]["version"] == number
+
+
+def test_the_package_the_changelogs_and_the_image_take_the_same_version():
+    number = version()
+    make = subprocess.run(["make", "-s", "-C", str(ROOT), "--eval", "print-version: ; @echo $(VERSION)",
+                           "print-version"], capture_output=True, text=True, check=True).stdout.strip()
+    assert make == number
+    debian = (ROOT / "deploy/debian/changelog").read_text().splitlines()[0]
+    assert debian.startswith(f"authemu ({number}) ")
+    releases = re.findall(r"^## \[([^\]]+)\]", (ROOT / "CHANGELOG.md").read_text(), re.M)
+    assert releases[:2] == ["Unreleased", number]
+    notes = subprocess.run([str(ROOT / "scripts/changelog-section"), number], capture_output=True, text=True,
+                           check=True).stdout
+    assert "### Added" in notes and not notes.startswith("\n")
+    assert "version=$(scripts/version)" in (ROOT / "scripts/image").read_text()
+    assert "org.opencontainers.image.version=\"${VERSION}\"" in (ROOT / "deploy/container/Containerfile").read_text()
+
+
+def test_the_workflows_pass_actionlint():
+    linted = subprocess.run([str(ROOT / "scripts/lint-workflows")], capture_output=True, text=True)
+    assert linted.returncode == 0, linted.stdout + linted.stderr
+    release = (ROOT / ".github/workflows/release.yml").read_text()
+    assert "scripts/release-artifacts" in release and "scripts/test" in release
+    assert "run: scripts/test" in (ROOT / ".github/workflows/ci.yml").read_text()
+
+
+def test_every_swift_package_and_bundled_library_has_a_notice():
+    checked = subprocess.run([str(ROOT / "scripts/third-party"), "check", "--for", "image", "--binary", BINARY],
+                             capture_output=True, text=True)
+    assert checked.returncode == 0, checked.stderr
