@@ -71,3 +71,24 @@ def test_every_swift_package_and_bundled_library_has_a_notice():
     checked = subprocess.run([str(ROOT / "scripts/third-party"), "check", "--for", "image", "--binary", BINARY],
                              capture_output=True, text=True)
     assert checked.returncode == 0, checked.stderr
+
+
+def test_the_deb_sbom_lists_every_resolved_swift_package_and_validates(tmp_path):
+    from spdx_tools.spdx.parser.parse_anything import parse_file
+    from spdx_tools.spdx.validation.document_validator import validate_full_spdx_document
+    out = tmp_path / "deb.spdx.json"
+    subprocess.run([str(ROOT / "scripts/third-party"), "sbom", "--for", "deb", "--binary", BINARY, str(out)],
+                   check=True, capture_output=True)
+    assert validate_full_spdx_document(parse_file(str(out))) == []
+    packages = {p["name"]: p for p in json.loads(out.read_text())["packages"]}
+    pins = json.loads((ROOT / "Package.resolved").read_text())["pins"]
+    assert len(pins) > 20
+    for pin in pins:
+        name = pin["location"].rstrip("/").split("/")[-1].removesuffix(".git")
+        entry = packages[name]
+        assert entry["versionInfo"] == pin["state"]["version"]
+        assert entry["downloadLocation"] == f"git+{pin['location']}@{pin['state']['revision']}"
+        assert entry["licenseDeclared"] in {"Apache-2.0", "MIT", "BSD-3-Clause", "BSD-2-Clause", "ISC"}
+    assert packages["authemu"]["versionInfo"] == version()
+    assert packages["swift"]["licenseDeclared"] == "Apache-2.0 WITH Swift-exception"
+    assert not any(name.startswith("lib") for name in packages)  # the .deb bundles no Debian library
