@@ -3,8 +3,8 @@ import Foundation
 
 /// What the fake IdP of firebase-tools asserted: `providerId`, an unsigned `id_token` (JWT or
 /// plain JSON claims, `sub` required) or `access_token`, and for `saml.*` providers a
-/// `SAMLResponse` (`SamlAssertion`; alone, an IdP-initiated sign-in), read from `requestUri`'s query, then `postBody`, then the URI fragment
-/// (a later source wins).
+/// `SAMLResponse` (`SamlAssertion`; alone, an IdP-initiated sign-in), read from `requestUri`'s
+/// query, then `postBody`, then the URI fragment (a later source wins).
 struct IdpAssertion {
     var providerId: String
     var rawId: String

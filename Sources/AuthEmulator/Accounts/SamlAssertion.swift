@@ -12,8 +12,6 @@ struct SamlAssertion {
     /// The emulator's JSON form; an XML document is turned into it.
     var response: JSONValue
 
-    var nameId: String { response.value(at: "assertion.subject.nameId")?.stringValue ?? "" }
-
     init(_ posted: String) throws(AuthError) {
         if posted.hasPrefix("{") {
             guard let json = try? JSONValue.parse(Data(posted.utf8)) else { throw Self.unreadable }
