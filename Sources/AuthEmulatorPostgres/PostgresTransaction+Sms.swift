@@ -80,6 +80,10 @@ extension PostgresTransaction {
     /// leave the newest id and the count as they were. Listings are read from the rows.
     func codeListingVersion(_ scope: Scope, _ listing: CodeListing) async throws -> CodeListingVersion? { nil }
 
+    func codeListingRows(_ scope: Scope, _ listing: CodeListing, after newest: Int64, now: Date) async throws
+        -> ListedRows?
+    { nil }
+
     /// The `column` of the rows that `source` (`FROM … WHERE …`, with `ORDER BY` and `LIMIT` if
     /// any) finds, joined by commas in `order` by the server: one row back however many entries.
     /// If a row has none (written by an older authemu), every row is read again, with the record

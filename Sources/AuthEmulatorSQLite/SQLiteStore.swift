@@ -11,6 +11,8 @@ public final class SQLiteStore: AuthStore {
     let groupCommit = GroupCommit()
     /// The WAL's checkpoints, off the writer (nil in memory).
     let checkpoint: BackgroundCheckpoint?
+    /// The connections reads run on (nil in memory, where reads use the one connection).
+    let readers: ReaderConnections?
 
     /// Opens (creating if absent) the database at `path`. An existing file that is not an authemu
     /// database, is truncated or corrupt, or was written by a newer authemu is refused and left
@@ -51,6 +53,7 @@ public final class SQLiteStore: AuthStore {
         }
         writer = try DatabasePool(path: path, configuration: configuration)
         try Schema.migrator.migrate(writer)
+        readers = ReaderConnections(path: path, configuration: configuration)
         let checkpoint = try BackgroundCheckpoint(path: path, configuration: configuration, thresholds: checkpoints)
         writer.writeWithoutTransaction { db in checkpoint.install(on: db) }
         self.checkpoint = checkpoint
@@ -60,6 +63,7 @@ public final class SQLiteStore: AuthStore {
     public init(inMemory: Void = ()) throws {
         writer = try DatabaseQueue()
         checkpoint = nil
+        readers = nil
         try Schema.migrator.migrate(writer)
     }
 
@@ -122,18 +126,20 @@ public final class SQLiteStore: AuthStore {
 
     // Transactions are short (they await only the store, which never suspends here: `runToEnd`)
     // and run on the calling task's thread through GRDB's synchronous API: the asynchronous API's
-    // hop to a dispatch queue and back costs two thread wake-ups per request. Reads have a pool of
-    // connections; a write that finds another one running waits suspended, not blocking one of the
+    // hop to a dispatch queue and back costs two thread wake-ups per request. Reads have
+    // connections of their own (`ReaderConnections`); a write that finds another one running waits suspended, not blocking one of the
     // few task-pool threads, and is committed with the others that waited (`GroupCommit`).
     public func read<T: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) async throws -> T) async throws
         -> T
     {
         try mapped {
-            try self.writer.unsafeRead { db in
+            let transaction = { (db: Database) in
                 try db.transaction("BEGIN DEFERRED TRANSACTION") {
                     try runToEnd(body, SQLiteTransaction(db: db, userCache: self.userCache, smsCache: self.smsCache))
                 }
             }
+            if let readers { return try readers.read(transaction) }
+            return try writer.unsafeRead(transaction)
         }
     }
 
@@ -157,6 +163,7 @@ public final class SQLiteStore: AuthStore {
     /// Closes the database (checkpointing the WAL) on shutdown.
     public func close() throws {
         if let pool = writer as? DatabasePool {
+            readers?.close()
             checkpoint?.close()
             try? pool.writeWithoutTransaction { db in
                 checkpoint?.remove(from: db)

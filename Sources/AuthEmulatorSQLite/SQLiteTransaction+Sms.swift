@@ -75,18 +75,33 @@ extension SQLiteTransaction {
         ) { data in try SmsMessage(stored: JSONValue.parse(data)).listingEntry }.entries
     }
 
-    /// From the partial covering index `sms_messages_pending_codes` alone, in its (id) order.
     func pendingCodeEntries(_ scope: Scope, now: Date) throws -> PendingCodeEntries {
+        let listed = try pendingCodeRows(scope, now: now, after: 0)
+        return PendingCodeEntries(listed.entries, earliestExpiry: listed.earliestExpiry)
+    }
+
+    /// The pending codes with an id above `newest`, from the partial covering index
+    /// `sms_messages_pending_codes` alone, in its (id) order.
+    func pendingCodeRows(_ scope: Scope, now: Date, after newest: Int64) throws -> ListedRows {
         var assembly = PendingCodeEntries.Assembly(now: now)
-        let (entries, earliest) = try joinedEntries(
+        let (entries, earliest, rows) = try joinedEntries(
             "code_listing",
             from: """
                 FROM sms_messages INDEXED BY sms_messages_pending_codes
-                WHERE project_id = ? AND tenant_id = ? AND status = 'PENDING' AND (expires_at IS NULL OR expires_at > ?)
-                """, order: "id", [scope.projectId, scope.tenantId ?? "", now.timeIntervalSince1970],
+                WHERE project_id = ? AND tenant_id = ? AND id > ? AND status = 'PENDING'
+                AND (expires_at IS NULL OR expires_at > ?)
+                """, order: "id", [scope.projectId, scope.tenantId ?? "", newest, now.timeIntervalSince1970],
             minimum: "expires_at"
         ) { data in try assembly.entry(ofRecord: data) }
-        return assembly.result(entries, earliestListed: earliest)
+        let listed = assembly.result(entries, earliestListed: earliest)
+        return ListedRows(listed.entries, rows: rows, earliestExpiry: listed.earliestExpiry)
+    }
+
+    func codeListingRows(_ scope: Scope, _ listing: CodeListing, after newest: Int64, now: Date) throws -> ListedRows? {
+        switch listing {
+        case .verificationCodes: try pendingCodeRows(scope, now: now, after: newest)
+        case .oobCodes: try oobCodeRows(scope, after: newest)
+        }
     }
 
     /// The `column` of the rows that `source` (`FROM … WHERE …`) finds, joined by commas in one
@@ -95,17 +110,20 @@ extension SQLiteTransaction {
     /// BY`), or of the rowids an `id IN (…)` lists. An aggregate over an ordered subquery cost 2.5
     /// times as much as this flat one. If a row has no entry (written by an older authemu), the rows are
     /// read again in `order`, with their records (`data`), from which `make` makes the entry or
-    /// leaves the row out. With `minimum`, the least value of that column over the rows comes too.
+    /// leaves the row out. With `minimum`, the least value of that column over the rows comes too;
+    /// `rows` is how many rows `source` found.
     func joinedEntries(
         _ column: String, from source: String, order: String, _ arguments: StatementArguments,
         minimum: String? = nil, make: (Data) throws -> Data?
-    ) throws -> (entries: [Data], minimum: Double?) {
+    ) throws -> (entries: [Data], minimum: Double?, rows: Int64) {
         let sql =
-            "SELECT group_concat(\(column), ','), count(*) - count(\(column)), min(\(minimum ?? "NULL")) \(source)"
-        guard let row = try Row.fetchOne(db.cachedStatement(sql: sql), arguments: arguments) else { return ([], nil) }
-        let least = row[2] as Double?
-        if row[1] as Int == 0 { return ((row[0] as Data?).map { [$0] } ?? [], least) }
-        return (try entries("SELECT \(column), data \(source) ORDER BY \(order)", arguments, make: make), least)
+            "SELECT group_concat(\(column), ','), count(*), count(\(column)), min(\(minimum ?? "NULL")) \(source)"
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: sql), arguments: arguments) else {
+            return ([], nil, 0)
+        }
+        let (rows, least) = (row[1] as Int64, row[3] as Double?)
+        if rows == row[2] as Int64 { return ((row[0] as Data?).map { [$0] } ?? [], least, rows) }
+        return (try entries("SELECT \(column), data \(source) ORDER BY \(order)", arguments, make: make), least, rows)
     }
 
     /// The newest listed row and how many are listed, from the listing's covering index. Valid as

@@ -321,11 +321,16 @@ struct SQLiteTransaction: StoreTransaction {
     }
 
     /// From the covering index `oob_codes_listing` alone, in its (creation) order.
-    func oobCodeEntries(_ scope: Scope) throws -> [Data] {
-        try joinedEntries(
-            "listing", from: "FROM oob_codes INDEXED BY oob_codes_listing WHERE project_id = ? AND tenant_id = ?",
-            order: "seq", [scope.projectId, tenantKey(scope)]
-        ) { try decode(OobCode.self, $0).listingEntry }.entries
+    func oobCodeEntries(_ scope: Scope) throws -> [Data] { try oobCodeRows(scope, after: 0).entries }
+
+    /// The email codes issued after `newest` (a `seq`), from the covering index `oob_codes_listing`.
+    func oobCodeRows(_ scope: Scope, after newest: Int64) throws -> ListedRows {
+        let (entries, _, rows) = try joinedEntries(
+            "listing",
+            from: "FROM oob_codes INDEXED BY oob_codes_listing WHERE project_id = ? AND tenant_id = ? AND seq > ?",
+            order: "seq", [scope.projectId, tenantKey(scope), newest]
+        ) { try decode(OobCode.self, $0).listingEntry }
+        return ListedRows(entries, rows: rows, earliestExpiry: nil)
     }
 
     func deleteAllOobCodes(_ scope: Scope) throws {

@@ -80,12 +80,49 @@ struct CodeListingCacheTests {
                 #expect(try await b.call(.delete, Self.codes, key: false).status == 200)
                 #expect(try await Self.listed(a).pairs == [])
 
+                // One used and two sent between two reads: the listing is read again, not grown by the
+                // new codes (the count and the new rows' disagree by the one gone). (The other daemon's clock
+                // is brought to this one's, so that its codes are not expired here when sent.)
+                there.clock.advance(by: 600)
+                let fourth = try await Self.send(a, "+15550103")
+                let fifth = try await Self.send(a, "+15550104")
+                let both = try await Self.listed(a)
+                #expect(both.pairs == ["+15550103 \(fourth)", "+15550104 \(fifth)"])
+                try await a.call(
+                    .post, Self.v1 + "accounts:signInWithPhoneNumber",
+                    #"{"sessionInfo":"\#(fourth)","code":"\#(both.codes[0])"}"#
+                ).ok()
+                let sixth = try await Self.send(b, "+15550105")
+                let seventh = try await Self.send(a, "+15550106")
+                #expect(
+                    try await Self.listed(a).pairs == [
+                        "+15550104 \(fifth)", "+15550105 \(sixth)", "+15550106 \(seventh)",
+                    ])
+                // Read after each of 40 sends, from either daemon: each read grows the kept listing
+                // by the new code (into one run again past 32 of them), in order.
+                var expected = try await Self.listed(a).pairs
+                for index in 0..<40 {
+                    let phone = "+1555020\(String(format: "%04d", index))"
+                    expected.append("\(phone) \(try await Self.send(index.isMultiple(of: 3) ? b : a, phone))")
+                    #expect(try await Self.listed(a).pairs == expected, "after send \(index)")
+                }
+                #expect(try await b.call(.delete, Self.codes, key: false).status == 200)
+
                 // The email codes: sent here, listed; more sent there, listed; deleted there, gone.
                 try await Self.sendPasswordReset(a, "one@example.com")
                 #expect(try await Self.oobEmails(a) == ["one@example.com"])
                 #expect(try await Self.oobEmails(a) == ["one@example.com"])
                 try await Self.sendPasswordReset(b, "two@example.com")
                 #expect(try await Self.oobEmails(a) == ["one@example.com", "two@example.com"])
+                // One used there and two sent here between two reads: read again, not grown.
+                let used = try await b.call(.get, Self.oobCodes, key: false)
+                let firstCode = try #require(used["oobCodes"]?.arrayValue?.first?["oobCode"]?.stringValue)
+                try await b.call(
+                    .post, Self.v1 + "accounts:resetPassword", #"{"oobCode":"\#(firstCode)","newPassword":"secret456"}"#
+                ).ok()
+                try await Self.sendPasswordReset(a, "three@example.com")
+                try await Self.sendPasswordReset(a, "four@example.com")
+                #expect(try await Self.oobEmails(a) == ["two@example.com", "three@example.com", "four@example.com"])
                 #expect(try await b.call(.delete, Self.oobCodes, key: false).status == 200)
                 #expect(try await Self.oobEmails(a) == [])
             }

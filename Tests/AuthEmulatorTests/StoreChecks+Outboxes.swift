@@ -308,4 +308,63 @@ extension StoreChecks {
         }
         #expect(try await versions() == seen, label)
     }
+
+    /// The rows that joined a listing after a version's newest, as a full read lists them (what a
+    /// kept listing grows by); nil from a store without versions. A read that failed leaves the
+    /// store's reads working.
+    static func codeListingRows(_ store: any AuthStore, _ label: Comment) async throws {
+        let scope = Scope(projectId: "p")
+        let now = Date(timeIntervalSince1970: 1_700_000_000)
+        let one = OobCode(email: "a@example.com", requestType: .verifyEmail, oobCode: "c1", oobLink: "http://l/c1")
+        let two = OobCode(email: "b@example.com", requestType: .verifyEmail, oobCode: "c2", oobLink: "http://l/c2")
+        try await store.write { tx in
+            _ = try await tx.insertSms(sms("+15550001", "r1"))
+            _ = try await tx.insertSms(sms("+15550002", "r2"))
+            try await tx.saveOobCode(scope, one)
+        }
+        let versions = try await store.read { tx in
+            [
+                try await tx.codeListingVersion(scope, .verificationCodes),
+                try await tx.codeListingVersion(scope, .oobCodes),
+            ]
+        }
+        guard let codes = versions[0], let links = versions[1] else {
+            let rows = try await store.read { tx in
+                try await tx.codeListingRows(scope, .verificationCodes, after: 0, now: now)
+            }
+            #expect(versions == [nil, nil] && rows == nil, label)
+            return
+        }
+        let third = try await store.write { tx in
+            try await tx.saveOobCode(scope, two)
+            return try await tx.insertSms(sms("+15550003", "r3", sentAt: 1_700_000_010))
+        }
+        await #expect(throws: AuthError.self, label) {
+            try await store.read { tx in
+                _ = try await tx.codeListingVersion(scope, .verificationCodes)
+                throw AuthError.userNotFound
+            }
+        }
+        let read = try await store.read { tx in
+            (
+                all: try await tx.codeListingRows(scope, .verificationCodes, after: 0, now: now),
+                full: try await tx.pendingCodeEntries(scope, now: now),
+                added: try await tx.codeListingRows(scope, .verificationCodes, after: codes.newest, now: now),
+                none: try await tx.codeListingRows(scope, .verificationCodes, after: codes.newest + 1_000, now: now),
+                links: try await tx.codeListingRows(scope, .oobCodes, after: links.newest, now: now)
+            )
+        }
+        func joined(_ entries: [Data]?) -> String {
+            (entries ?? []).map { String(decoding: $0, as: UTF8.self) }.joined(separator: ",")
+        }
+        #expect(read.all?.rows == 3, label)
+        #expect(joined(read.all?.entries) == joined(read.full.entries), label)
+        #expect(read.all?.earliestExpiry == read.full.earliestExpiry, label)
+        #expect(read.added?.rows == 1, label)
+        #expect(joined(read.added?.entries) == String(decoding: third.codeEntry, as: UTF8.self), label)
+        #expect(read.added?.earliestExpiry == third.expiresAt, label)
+        #expect(read.none == ListedRows([], rows: 0, earliestExpiry: nil), label)
+        #expect(read.links?.rows == 1 && read.links?.earliestExpiry == nil, label)
+        #expect(joined(read.links?.entries) == String(decoding: two.listingEntry, as: UTF8.self), label)
+    }
 }

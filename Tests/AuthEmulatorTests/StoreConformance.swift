@@ -28,6 +28,7 @@ func runStoreConformance(_ backend: StoreBackend) async throws {
         ("resources", StoreChecks.resources), ("inspector reads", StoreChecks.inspectorReads),
         ("clock setting", StoreChecks.clockSetting), ("SMS outbox", StoreChecks.smsOutbox),
         ("code listing versions", StoreChecks.codeListingVersions),
+        ("code listing rows", StoreChecks.codeListingRows),
         ("proofs and TOTP sessions", StoreChecks.proofsAndTotpSessions),
         ("app verification", StoreChecks.appVerification), ("signing keys", StoreChecks.signingKeys),
         ("counts and passkeys", StoreChecks.countsAndPasskeys), ("session writes", StoreChecks.sessionWrites),

@@ -147,10 +147,28 @@ public struct CodeListingVersion: Sendable, Hashable {
 }
 
 /// The version of a scope's listing, read in the transaction that reads the listing, so that a
-/// reader can tell whether the listing it keeps in memory still holds.
+/// reader can tell whether the listing it keeps in memory still holds, and what joined it since.
 public protocol CodeListingVersionRepository {
     /// nil when the store cannot tell (the listing is then read from the rows each time).
     func codeListingVersion(_ scope: Scope, _ listing: CodeListing) async throws -> CodeListingVersion?
+    /// The listing's rows newer than `newest` (a version's), as a full read of the listing at
+    /// `now` lists them; nil from a store without versions.
+    func codeListingRows(_ scope: Scope, _ listing: CodeListing, after newest: Int64, now: Date) async throws
+        -> ListedRows?
+}
+
+/// Rows of a listing: their entries (elements may be runs joined by commas), how many rows the
+/// query found, and the earliest expiry among them (nil: none expires, or none listed).
+public struct ListedRows: Sendable, Equatable {
+    public var entries: [Data]
+    public var rows: Int64
+    public var earliestExpiry: Date?
+
+    public init(_ entries: [Data], rows: Int64, earliestExpiry: Date?) {
+        self.entries = entries
+        self.rows = rows
+        self.earliestExpiry = earliestExpiry
+    }
 }
 
 /// TOTP enrollments between start and finalize (the secret lives here until then).
