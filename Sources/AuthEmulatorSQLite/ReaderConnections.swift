@@ -8,8 +8,8 @@ import GRDB
 /// a reader already on this thread, a barrier queue, a semaphore and a group around the lending,
 /// and `PRAGMA schema_version` (a statement, and a read transaction of its own) to know whether to
 /// drop its schema cache. The store reads through its own SQL only: its schema is migrated before
-/// the first read, and SQLite re-prepares a statement whose schema changed. (bench/README, "The
-/// accounts:lookup profile".)
+/// the first read, and SQLite re-prepares a statement whose schema changed. A lookup cost 41,000
+/// instructions less (bench/README, "Reads on connections of their own").
 final class ReaderConnections: @unchecked Sendable {
     private let path: String
     private let configuration: Configuration

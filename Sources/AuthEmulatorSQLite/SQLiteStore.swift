@@ -127,8 +127,9 @@ public final class SQLiteStore: AuthStore {
     // Transactions are short (they await only the store, which never suspends here: `runToEnd`)
     // and run on the calling task's thread through GRDB's synchronous API: the asynchronous API's
     // hop to a dispatch queue and back costs two thread wake-ups per request. Reads have
-    // connections of their own (`ReaderConnections`); a write that finds another one running waits suspended, not blocking one of the
-    // few task-pool threads, and is committed with the others that waited (`GroupCommit`).
+    // connections of their own (`ReaderConnections`); a write that finds another one running waits
+    // suspended, not blocking one of the few task-pool threads, and is committed with the others
+    // that waited (`GroupCommit`).
     public func read<T: Sendable>(_ body: @escaping @Sendable (any StoreTransaction) async throws -> T) async throws
         -> T
     {
