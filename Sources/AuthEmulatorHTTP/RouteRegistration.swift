@@ -25,6 +25,8 @@ struct Route: Sendable {
 enum RouteHandler: Sendable {
     /// A JSON API: credentials checked for the route's access, the body decoded, a JSON answer.
     case api(@Sendable (ApiRequest) async throws -> JSONValue)
+    /// A JSON API whose answer comes written as text (`accounts:lookup`).
+    case text(@Sendable (ApiRequest) async throws -> JSONText)
     /// A JSON API whose answer comes serialized (the code log's listings, `JSONListing`).
     case listing(@Sendable (ApiRequest) async throws -> JSONListing)
     /// A page, an asset or a redirect, answered as it is (no credential).
@@ -42,6 +44,13 @@ extension RouteHandler {
         _ operation: @escaping @Sendable (Emulator) -> (Body, Caller) async throws -> JSONValue
     ) -> RouteHandler {
         .api { request in try await operation(request.emulator)(request.decode(Body.self), request.caller) }
+    }
+
+    /// As `call`, for an operation whose answer comes written as text.
+    static func call<Body: Decodable & SendableMetatype>(
+        _ operation: @escaping @Sendable (Emulator) -> (Body, Caller) async throws -> JSONText
+    ) -> RouteHandler {
+        .text { request in try await operation(request.emulator)(request.decode(Body.self), request.caller) }
     }
 
     /// An inspector page of a scope (`.show(InspectorPages.messages)`).
@@ -119,6 +128,11 @@ struct RouteRegistration<Context: RequestContext> {
             return { request, context in
                 let api = try await ApiRequest.make(request, context, access: access, services: services)
                 return JSONResponse.make(try await handler(api))
+            }
+        case .text(let handler):
+            return { request, context in
+                let api = try await ApiRequest.make(request, context, access: access, services: services)
+                return JSONResponse.make(bytes: try await handler(api).bytes)
             }
         case .listing(let handler):
             return { request, context in

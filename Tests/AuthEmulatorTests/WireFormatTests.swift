@@ -117,8 +117,8 @@ struct WireFormatTests {
         }
     }
 
-    @Test("stored users: exactly JSONEncoder's form of the record, every field set; decodes back equal")
-    func storedUser() throws {
+    /// A user with every field set, and in each nested type every field too.
+    static var everyFieldUser: UserRecord {
         var user = UserRecord(localId: "u1")
         user.email = "a@b.c"
         user.emailVerified = true
@@ -153,6 +153,13 @@ struct WireFormatTests {
         user.importedPasswordHash = ImportedPasswordHash(
             algorithm: "SCRYPT", signerKey: Data([1, 2]), saltSeparator: Data([7]), rounds: 8, memoryCost: 14,
             cpuMemCost: 1024, parallelization: 16, blockSize: 8, dkLen: 64, passwordHashOrder: "SALT_AND_PASSWORD")
+        return user
+    }
+
+    @Test("stored users: exactly JSONEncoder's form of the record, every field set; decodes back equal")
+    func storedUser() throws {
+        let user = Self.everyFieldUser
+        let factor = user.mfaInfo![0]
         // Every optional is set, in the record and in each nested type: a field added to one of
         // them without `storedValue` would be missing below and fail this test.
         expectEveryOptionalSet([
@@ -164,6 +171,81 @@ struct WireFormatTests {
         // The stored text is `storedValue`'s, keys sorted, with every field set or none.
         for record in [user, UserRecord(localId: "bare")] {
             #expect(Array(record.storedData) == record.storedValue.serialized())
+        }
+    }
+
+    @Test("wire users: lookup and download forms of every field, written text the same as the value's")
+    func wireUser() throws {
+        let user = Self.everyFieldUser
+        let common: [String: JSONValue] = [
+            "createdAt": "1700000000000", "customAttributes": #"{"role":"admin"}"#, "customAuth": true,
+            "disabled": false, "displayName": "A \"B\"", "email": "a@b.c", "emailLinkSignin": true,
+            "emailVerified": true, "initialEmail": "first@b.c", "lastLoginAt": "1700000000001",
+            "lastRefreshAt": "2026-01-01T00:00:00.000Z", "localId": "u1",
+            "passkeyInfo": [["credentialId": "c1", "name": "key"]], "passwordUpdatedAt": .number(1_700_000_000_123.5),
+            "phoneNumber": "+15555550100", "photoUrl": "https://p/x.png",
+            "providerUserInfo": [
+                [
+                    "providerId": "google.com", "rawId": "r", "federatedId": "f", "email": "e", "displayName": "d",
+                    "photoUrl": "p", "phoneNumber": "+1", "screenName": "s",
+                ]
+            ],
+            "screenName": "ab", "tenantId": "t-1", "validSince": "1700000000",
+        ]
+        let factor: [String: JSONValue] = [
+            "mfaEnrollmentId": "m1", "displayName": "phone", "enrolledAt": "2026-01-01T00:00:00.000Z",
+            "phoneInfo": "+15555550101", "unobfuscatedPhoneInfo": "+15555550101", "totpInfo": [:],
+        ]
+        var lookup = common
+        lookup["passwordHash"] = "UkVEQUNURUQ="
+        lookup["mfaInfo"] = [.object(factor)]
+        #expect(user.wireValue == .object(lookup))
+        var download = common
+        (download["passwordHash"], download["salt"]) = ("hash", "salt")
+        download["mfaInfo"] = [.object(factor.merging(["emulatorTotpSecret": "SECRET"]) { $1 })]
+        download["emulatorPasswordHash"] = [
+            "algorithm": "SCRYPT", "signerKey": "AQI=", "saltSeparator": "Bw==", "rounds": 8, "memoryCost": 14,
+            "cpuMemCost": 1024, "parallelization": 16, "blockSize": 8, "dkLen": 64,
+            "passwordHashOrder": "SALT_AND_PASSWORD",
+        ]
+        #expect(user.wireValue(forDownload: true) == .object(download))
+        // A bare user still shows `emailVerified`; an empty passkey list is left out.
+        var bare = UserRecord(localId: "bare")
+        bare.passkeyInfo = []
+        #expect(bare.wireValue == .object(["localId": "bare", "emailVerified": false]))
+        // The written text is the value's, keys sorted, whichever members are inserted where.
+        for record in [user, bare] {
+            for forDownload in [false, true] {
+                #expect(
+                    Array(record.wireData(forDownload: forDownload))
+                        == record.wireValue(forDownload: forDownload).serialized())
+            }
+        }
+    }
+
+    @Test("lookup bodies: strings and lists of strings read straight, as the decoder reads them; others decoded")
+    func lookupBodies() throws {
+        let bodies: [JSONValue] = [
+            ["idToken": "t"], ["localId": "u1"], ["localId": ["u1", "u2"], "email": ["a@b.c"]],
+            ["phoneNumber": "+1555", "initialEmail": [], "targetProjectId": "p", "returnSecureToken": true],
+        ]
+        for body in bodies {
+            let direct = try #require(LookupRequest(commonShape: body))
+            let decoded = try LenientDecoder.decode(LookupRequest.self, from: body)
+            #expect(direct.idToken == decoded.idToken && direct.localId == decoded.localId)
+            #expect(direct.email == decoded.email && direct.phoneNumber == decoded.phoneNumber)
+            #expect(direct.initialEmail == decoded.initialEmail && decoded.federatedUserId == nil)
+        }
+        // Numbers, nulls, mixed lists and federated ids are not read straight.
+        let others: [JSONValue] = [
+            ["localId": 12], ["email": .null], ["localId": ["u1", 2]], ["idToken": 5],
+            ["federatedUserId": [["providerId": "google.com", "rawId": "r"]]], .array([]),
+        ]
+        for body in others { #expect(LookupRequest(commonShape: body) == nil) }
+        // …and the decoder takes them as before: a number as a string, a null list refused.
+        #expect(try LenientDecoder.decode(LookupRequest.self, from: ["localId": 12]).localId == ["12"])
+        #expect(throws: AuthError.invalidJSON("/email must be array")) {
+            try LenientDecoder.decode(LookupRequest.self, from: ["email": .null])
         }
     }
 
@@ -242,4 +324,12 @@ struct WireFormatTests {
         }
     }
 
+}
+
+/// Arrays and objects written as literals in these tests' expected values.
+extension JSONValue: ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral {
+    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+        self = .object(Dictionary(uniqueKeysWithValues: elements))
+    }
 }

@@ -2,7 +2,7 @@ import Foundation
 
 /// `accounts:lookup` (v3 `getAccountInfo`): the caller's own account by `idToken`, or, for
 /// admins, any accounts by id, email, phone or federated id.
-public struct LookupRequest: Decodable, Sendable {
+public struct LookupRequest: CommonShapeDecodable, Sendable {
     public struct FederatedUserId: Decodable, Sendable {
         public var providerId: String?
         public var rawId: String?
@@ -26,6 +26,39 @@ public struct LookupRequest: Decodable, Sendable {
         initialEmail = try Self.list(container, .initialEmail)
     }
 
+    /// A body of strings and lists of strings (what SDKs send); federated ids, numbers and nulls go
+    /// through `init(from:)`.
+    public init?(commonShape body: JSONValue) {
+        guard case .object(let members) = body, members["federatedUserId"] == nil else { return nil }
+        for (key, value) in members {
+            switch (key, value) {
+            case ("idToken", .string(let token)): idToken = token
+            case ("idToken", _): return nil
+            case ("localId", _), ("email", _), ("phoneNumber", _), ("initialEmail", _):
+                guard let list = Self.strings(value) else { return nil }
+                switch key {
+                case "localId": localId = list
+                case "email": email = list
+                case "phoneNumber": phoneNumber = list
+                default: initialEmail = list
+                }
+            default: continue
+            }
+        }
+    }
+
+    /// A string as a list of one, or a list of strings; nil for anything else.
+    static func strings(_ value: JSONValue) -> [String]? {
+        switch value {
+        case .string(let single): return [single]
+        case .array(let values):
+            var list: [String] = []
+            for case .string(let string) in values { list.append(string) }
+            return list.count == values.count ? list : nil
+        default: return nil
+        }
+    }
+
     /// The REST API takes repeated fields; a single string is accepted too.
     static func list(_ container: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys) throws -> [String]? {
         if let single = try? container.decodeIfPresent(String.self, forKey: key) { return [single] }
@@ -34,7 +67,7 @@ public struct LookupRequest: Decodable, Sendable {
 }
 
 extension Emulator {
-    public func lookup(_ request: LookupRequest, caller: Caller) async throws -> JSONValue {
+    public func lookup(_ request: LookupRequest, caller: Caller) async throws -> JSONText {
         let scope = caller.scope
         if request.initialEmail != nil { throw AuthError.notImplemented("lookup by initialEmail") }
         let users: [UserRecord] = try await store.read { tx in
@@ -59,8 +92,9 @@ extension Emulator {
             add(try await Emulator.userForIdToken(tx, claims, scope: scope))
             return found
         }
-        var response: [String: JSONValue] = ["kind": "identitytoolkit#GetAccountInfoResponse"]
-        if !users.isEmpty { response["users"] = .array(users.map(\.wireValue)) }
-        return .object(response)
+        var answer = SortedJSONObject(capacity: 1024)
+        answer.member("kind", .string("identitytoolkit#GetAccountInfoResponse"))
+        if !users.isEmpty { answer.member("users", elements: users.map { $0.wireData(forDownload: false) }) }
+        return answer.text()
     }
 }

@@ -81,7 +81,15 @@ extension JSONValue: Codable {
 
 extension JSONValue {
     /// Parses JSON text; a syntax error becomes the firebase-tools `parseError` envelope.
+    /// `JSONReader` reads the text clients send; what it does not take, `JSONSerialization` judges.
     public static func parse(_ data: Data) throws(AuthError) -> JSONValue {
+        if let value = JSONReader.read(data) { return value }
+        return try parseWithFoundation(data)
+    }
+
+    /// Parses JSON text with `JSONSerialization`, which also takes a byte order mark, UTF-16 and
+    /// UTF-32 text, and a trailing comma.
+    static func parseWithFoundation(_ data: Data) throws(AuthError) -> JSONValue {
         // JSONSerialization is several times faster here than decoding through `Decodable`, which
         // has to probe each value's type by catching errors.
         guard let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else {

@@ -78,30 +78,33 @@ extension JSONValue {
         output.append(UInt8(ascii: "\""))
     }
 
-    /// Whether any byte is a control character, a quote or a backslash: eight bytes at a time
-    /// (SWAR; the byte-by-byte test was the single costliest function of a sign-up).
+    /// Whether any byte is a control character, a quote or a backslash.
     static func needsEscaping(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        firstSpecial(in: UnsafeRawBufferPointer(bytes), from: 0) < bytes.count
+    }
+
+    /// The index of the first control character, quote or backslash at or after `start` (the end
+    /// if there is none), eight bytes at a time (SWAR; the byte-by-byte test was the single
+    /// costliest function of a sign-up). What a writer must escape, and where a reader's plain
+    /// run of string bytes ends.
+    static func firstSpecial(in bytes: UnsafeRawBufferPointer, from start: Int) -> Int {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
         /// Nonzero exactly when some byte of `word` is below `bound` (`bound` at most 0x80).
         func anyBelow(_ word: UInt64, _ bound: UInt64) -> UInt64 { (word &- ones &* bound) & ~word & highs }
-        var index = 0
-        if let base = bytes.baseAddress {
-            let raw = UnsafeRawPointer(base)
-            while index + 8 <= bytes.count {
-                let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-                let hits =
-                    anyBelow(word, 0x20) | anyBelow(word ^ (ones &* 0x22), 1) | anyBelow(word ^ (ones &* 0x5C), 1)
-                if hits != 0 { return true }
-                index += 8
-            }
+        var index = start
+        while index + 8 <= bytes.count {
+            let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+            let hits = anyBelow(word, 0x20) | anyBelow(word ^ (ones &* 0x22), 1) | anyBelow(word ^ (ones &* 0x5C), 1)
+            if hits != 0 { break }
+            index += 8
         }
         while index < bytes.count {
             let byte = bytes[index]
-            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return true }
+            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return index }
             index += 1
         }
-        return false
+        return index
     }
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
@@ -130,12 +133,42 @@ struct SortedJSONObject {
         value.write(to: &bytes)
     }
 
+    /// Appends `key: [elements]`, each element JSON text already (users written by `wireData`).
+    mutating func member(_ key: String, elements: [Data]) {
+        if !isEmpty { bytes.append(UInt8(ascii: ",")) }
+        isEmpty = false
+        JSONValue.writeString(key, to: &bytes)
+        bytes.append(contentsOf: ":[".utf8)
+        for (index, element) in elements.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            bytes.append(contentsOf: element)
+        }
+        bytes.append(UInt8(ascii: "]"))
+    }
+
     /// The object's text.
     mutating func data() -> Data {
         bytes.append(UInt8(ascii: "}"))
         return Data(bytes)
     }
 
+    /// The object's text, as an answer.
+    mutating func text() -> JSONText {
+        bytes.append(UInt8(ascii: "}"))
+        return JSONText(bytes: bytes)
+    }
+
     /// The object's text, base64 (standard alphabet, padded), as the emulator's opaque tokens are.
     mutating func base64() -> String { data().base64EncodedString() }
+}
+
+/// An answer already written as JSON text, for the few requests whose answer is worth writing
+/// without a `JSONValue` first (`accounts:lookup`, its users written from their sorted members).
+public struct JSONText: Sendable, Equatable {
+    public let bytes: [UInt8]
+
+    /// The answer as a value (tests, and callers that look into it).
+    public var value: JSONValue {
+        get throws(AuthError) { try JSONValue.parse(Data(bytes)) }
+    }
 }
