@@ -190,6 +190,26 @@ def print_requests(options, base_results, floor_results, flows, results):
                   f"{r['cpu_us'] / max(1, b['cpu_us']):>11.2f} {r['non2xx']:>7}")
 
 
+def lookup_pairs(work, pairs, seconds):
+    """The issue-43 target, `accounts:lookup` at 4 connections against the baseline, measured as
+    pairs of adjacent cells; prints each pair and the median ratio."""
+    baseline = Server([RELEASE / "authemu-bench-baseline", "{port}"], readyz=False)
+    server = authemu(str(work / "pairs.sqlite"))
+    user = prepare_users(server.base)
+    env = {"BENCH_ID_TOKEN": user["idToken"], "BENCH_PROJECT": PROJECT}
+    ratios = []
+    print(f"{'pair':>4} {'baseline req/s':>14} {'lookup req/s':>12} {'ratio':>6} {'lookup CPU us/req':>17} {'non-2xx':>7}")
+    for pair in range(1, pairs + 1):
+        base = wrk(baseline, "baseline.lua", 4, seconds, {})
+        lookup = wrk(server, "lookup.lua", 4, seconds, env)
+        ratios.append(lookup["rps"] / base["rps"])
+        print(f"{pair:>4} {base['rps']:>14.0f} {lookup['rps']:>12.0f} {ratios[-1]:>6.2f} {lookup['cpu_us']:>17.0f} "
+              f"{base['non2xx'] + lookup['non2xx']:>7}", flush=True)
+    print(f"median ratio {statistics.median(ratios):.2f} (min {min(ratios):.2f}, max {max(ratios):.2f})")
+    server.stop()
+    baseline.stop()
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--seconds", type=int, default=5, help="wrk duration per measurement")
@@ -198,11 +218,18 @@ def main():
     parser.add_argument("--authemu", help="the authemu binary to measure (default: .build/release/authemu)")
     parser.add_argument("--throughput-only", action="store_true",
                         help="only the request table (no scale, memory or cold-start figures)")
+    parser.add_argument("--pairs", type=int, metavar="N",
+                        help="only N pairs of 4-connection cells, the baseline then accounts:lookup, "
+                             "each pair's ratio (a noisy host moves both cells of a pair alike)")
     options = parser.parse_args()
     if options.authemu:
         global AUTHEMU
         AUTHEMU = Path(options.authemu).resolve()
     work = Path(tempfile.mkdtemp(prefix="authemu-bench-"))
+    if options.pairs:
+        lookup_pairs(work, options.pairs, options.seconds)
+        shutil.rmtree(work, ignore_errors=True)
+        return 0
 
     baseline = Server([RELEASE / "authemu-bench-baseline", "{port}"], readyz=False)
     base_results = {c: wrk(baseline, "baseline.lua", c, options.seconds, {}) for c in (1, 4)}
