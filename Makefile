@@ -17,8 +17,8 @@ deb: release
 		rm -rf $(ROOT) && mkdir -p $(ROOT)/DEBIAN $(ROOT)/usr/bin $(ROOT)/lib/systemd/system \
 	  $(ROOT)/etc/authemu $(ROOT)/usr/share/doc/authemu $(ROOT)/usr/share/man/man1 \
 	  $(ROOT)/usr/share/lintian/overrides $(ROOT)/usr/libexec/authemu
-	install -m 0755 -s .build/release/authemu $(ROOT)/usr/bin/authemu
-	install -m 0755 -s .build/release/authemu-mcp $(ROOT)/usr/libexec/authemu/authemu-mcp
+	scripts/install-binary .build/release/authemu $(ROOT)/usr/bin/authemu
+	scripts/install-binary .build/release/authemu-mcp $(ROOT)/usr/libexec/authemu/authemu-mcp
 	install -m 0644 deploy/authemu.service deploy/authemu.socket $(ROOT)/lib/systemd/system/
 	install -m 0644 deploy/authemu.yaml $(ROOT)/etc/authemu/authemu.yaml
 		install -m 0644 deploy/debian/copyright $(ROOT)/usr/share/doc/authemu/copyright

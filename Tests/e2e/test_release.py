@@ -92,3 +92,29 @@ def test_the_deb_sbom_lists_every_resolved_swift_package_and_validates(tmp_path)
     assert packages["authemu"]["versionInfo"] == version()
     assert packages["swift"]["licenseDeclared"] == "Apache-2.0 WITH Swift-exception"
     assert not any(name.startswith("lib") for name in packages)  # the .deb bundles no Debian library
+
+
+def test_the_installed_binary_has_no_module_hashes_and_a_build_id_of_its_own_bytes(tmp_path):
+    """scripts/install-binary (the .deb's and the image's executables): stripped, no `.swift_modhash`
+    (per-build hashes of the compiler's IR, the one thing two fresh builds at one path still differ
+    in once stripped), and a build-id recomputed from the bytes left, so it is the same for the same
+    bytes; installing twice gives the same file."""
+    first, second = tmp_path / "first", tmp_path / "second"
+    for target in (first, second):
+        subprocess.run([str(ROOT / "scripts/install-binary"), BINARY, str(target)], check=True)
+    sections = subprocess.run(["readelf", "-SW", str(first)], capture_output=True, text=True, check=True).stdout
+    assert ".swift_modhash" not in sections and ".debug_info" not in sections and ".symtab" not in sections
+    # The build's own executable keeps them; only the installed one must not.
+    assert ".swift_modhash" in subprocess.run(["readelf", "-SW", BINARY], capture_output=True, text=True).stdout
+    notes = subprocess.run(["readelf", "-n", str(first)], capture_output=True, text=True, check=True).stdout
+    build_id = re.search(r"Build ID: ([0-9a-f]{40})", notes).group(1)
+    again = tmp_path / "again"
+    again.write_bytes(first.read_bytes())
+    recomputed = subprocess.run(["debugedit", "--build-id", "--build-id-seed=authemu", str(again)],
+                                capture_output=True, text=True, check=True).stdout.strip()
+    assert recomputed == build_id
+    linked = subprocess.run(["readelf", "-n", BINARY], capture_output=True, text=True, check=True).stdout
+    assert build_id not in linked  # not the linker's, which was computed over the module hashes too
+    assert first.read_bytes() == second.read_bytes()
+    shown = subprocess.run([str(first), "--version"], capture_output=True, text=True, check=True).stdout
+    assert shown.startswith(f"authemu {version()} (commit ")
