@@ -123,7 +123,6 @@ extension [(String, JSONValue)] {
     fileprivate mutating func appendIfPresent(_ key: String, _ value: JSONValue?) {
         if let value { append((key, value)) }
     }
-
 }
 
 extension ImportedPasswordHash {

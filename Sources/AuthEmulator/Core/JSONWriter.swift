@@ -166,9 +166,4 @@ struct SortedJSONObject {
 /// without a `JSONValue` first (`accounts:lookup`, its users written from their sorted members).
 public struct JSONText: Sendable, Equatable {
     public let bytes: [UInt8]
-
-    /// The answer as a value (tests, and callers that look into it).
-    public var value: JSONValue {
-        get throws(AuthError) { try JSONValue.parse(Data(bytes)) }
-    }
 }
