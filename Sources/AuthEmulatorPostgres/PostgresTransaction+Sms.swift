@@ -76,6 +76,9 @@ extension PostgresTransaction {
         return assembly.result(entries, earliestListed: earliest)
     }
 
+    /// None: daemons share the database, so none can vouch for a listing from its own writes.
+    func codeListingStamp(_ scope: Scope, _ listing: CodeListing) async throws -> CodeListingStamp? { nil }
+
     /// None: ids are drawn before commit, so a code sent concurrently with another's use could
     /// leave the newest id and the count as they were. Listings are read from the rows.
     func codeListingVersion(_ scope: Scope, _ listing: CodeListing) async throws -> CodeListingVersion? { nil }

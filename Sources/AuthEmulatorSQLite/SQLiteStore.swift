@@ -13,6 +13,8 @@ public final class SQLiteStore: AuthStore {
     let checkpoint: BackgroundCheckpoint?
     /// The connections reads run on (nil in memory, where reads use the one connection).
     let readers: ReaderConnections?
+    /// What this store's own writes changed in the code log, and whether it is alone on the file.
+    let listingStamps: CodeListingStamps
 
     /// Opens (creating if absent) the database at `path`. An existing file that is not an authemu
     /// database, is truncated or corrupt, or was written by a newer authemu is refused and left
@@ -52,6 +54,7 @@ public final class SQLiteStore: AuthStore {
             try db.execute(sql: "PRAGMA busy_timeout = 5000")
         }
         writer = try DatabasePool(path: path, configuration: configuration)
+        listingStamps = CodeListingStamps(try OtherStores(path: path, writer: writer))
         try Schema.migrator.migrate(writer)
         readers = ReaderConnections(path: path, configuration: configuration)
         let checkpoint = try BackgroundCheckpoint(path: path, configuration: configuration, thresholds: checkpoints)
@@ -64,6 +67,7 @@ public final class SQLiteStore: AuthStore {
         writer = try DatabaseQueue()
         checkpoint = nil
         readers = nil
+        listingStamps = CodeListingStamps(OtherStores())
         try Schema.migrator.migrate(writer)
     }
 
@@ -136,7 +140,7 @@ public final class SQLiteStore: AuthStore {
         try mapped {
             let transaction = { (db: Database) in
                 try db.transaction("BEGIN DEFERRED TRANSACTION") {
-                    try runToEnd(body, SQLiteTransaction(db: db, userCache: self.userCache, smsCache: self.smsCache))
+                    try runToEnd(body, SQLiteTransaction(db: db, store: self))
                 }
             }
             if let readers { return try readers.read(transaction) }
@@ -149,7 +153,10 @@ public final class SQLiteStore: AuthStore {
     {
         let job = WriteJob(body, store: self)
         let outcome = await groupCommit.submit(job) { jobs in
-            self.writer.writeWithoutTransaction { db in db.runBatch(jobs) }
+            self.writer.writeWithoutTransaction { db in
+                defer { self.listingStamps.settle() }
+                return db.runBatch(jobs)
+            }
         }
         switch outcome {
         case .success: return job.value!
@@ -171,6 +178,7 @@ public final class SQLiteStore: AuthStore {
                 _ = try db.checkpoint(.truncate)
             }
             try pool.close()
+            listingStamps.otherStores.close()
         }
     }
 
@@ -206,7 +214,7 @@ final class WriteJob<T>: GroupCommit.Job, @unchecked Sendable {
     }
 
     override func run(_ db: Database) throws {
-        value = try runToEnd(body, SQLiteTransaction(db: db, userCache: store.userCache, smsCache: store.smsCache))
+        value = try runToEnd(body, SQLiteTransaction(db: db, store: store))
     }
 }
 

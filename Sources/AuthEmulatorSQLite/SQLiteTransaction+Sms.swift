@@ -36,12 +36,19 @@ extension SQLiteTransaction {
             ])
         var stored = message
         stored.id = db.lastInsertedRowID
-        try updateSms(stored)
+        try writeSms(stored)
+        // AUTOINCREMENT: the new row has a higher id than any before, so it joins the listing.
+        listingStamps.touch(message.scope, .verificationCodes, joining: true)
         return stored
     }
 
-    /// The record, and its listing entries kept ready for the code log (`JSONListing`).
     func updateSms(_ message: SmsMessage) throws {
+        try writeSms(message)
+        listingStamps.touch(message.scope, .verificationCodes, joining: false)
+    }
+
+    /// The record, and its listing entries kept ready for the code log (`JSONListing`).
+    private func writeSms(_ message: SmsMessage) throws {
         let data = message.storedData
         try execute(
             sql: """
@@ -84,7 +91,7 @@ extension SQLiteTransaction {
     /// `sms_messages_pending_codes` alone, in its (id) order.
     func pendingCodeRows(_ scope: Scope, now: Date, after newest: Int64) throws -> ListedRows {
         var assembly = PendingCodeEntries.Assembly(now: now)
-        let (entries, earliest, rows) = try joinedEntries(
+        let (entries, earliest, rows, newest) = try joinedEntries(
             "code_listing",
             from: """
                 FROM sms_messages INDEXED BY sms_messages_pending_codes
@@ -94,7 +101,7 @@ extension SQLiteTransaction {
             minimum: "expires_at"
         ) { data in try assembly.entry(ofRecord: data) }
         let listed = assembly.result(entries, earliestListed: earliest)
-        return ListedRows(listed.entries, rows: rows, earliestExpiry: listed.earliestExpiry)
+        return ListedRows(listed.entries, rows: rows, earliestExpiry: listed.earliestExpiry, newest: newest)
     }
 
     func codeListingRows(_ scope: Scope, _ listing: CodeListing, after newest: Int64, now: Date) throws -> ListedRows? {
@@ -111,19 +118,25 @@ extension SQLiteTransaction {
     /// times as much as this flat one. If a row has no entry (written by an older authemu), the rows are
     /// read again in `order`, with their records (`data`), from which `make` makes the entry or
     /// leaves the row out. With `minimum`, the least value of that column over the rows comes too;
-    /// `rows` is how many rows `source` found.
+    /// `rows` is how many rows `source` found, and `newest` their highest `order` (an id).
     func joinedEntries(
         _ column: String, from source: String, order: String, _ arguments: StatementArguments,
         minimum: String? = nil, make: (Data) throws -> Data?
-    ) throws -> (entries: [Data], minimum: Double?, rows: Int64) {
+    ) throws -> (entries: [Data], minimum: Double?, rows: Int64, newest: Int64?) {
         let sql =
-            "SELECT group_concat(\(column), ','), count(*), count(\(column)), min(\(minimum ?? "NULL")) \(source)"
+            "SELECT group_concat(\(column), ','), count(*), count(\(column)), min(\(minimum ?? "NULL")), max(\(order)) "
+            + source
         guard let row = try Row.fetchOne(db.cachedStatement(sql: sql), arguments: arguments) else {
-            return ([], nil, 0)
+            return ([], nil, 0, nil)
         }
-        let (rows, least) = (row[1] as Int64, row[3] as Double?)
-        if rows == row[2] as Int64 { return ((row[0] as Data?).map { [$0] } ?? [], least, rows) }
-        return (try entries("SELECT \(column), data \(source) ORDER BY \(order)", arguments, make: make), least, rows)
+        let (rows, least, newest) = (row[1] as Int64, row[3] as Double?, row[4] as Int64?)
+        if rows == row[2] as Int64 { return ((row[0] as Data?).map { [$0] } ?? [], least, rows, newest) }
+        let made = try entries("SELECT \(column), data \(source) ORDER BY \(order)", arguments, make: make)
+        return (made, least, rows, newest)
+    }
+
+    func codeListingStamp(_ scope: Scope, _ listing: CodeListing) throws -> CodeListingStamp? {
+        try listingStamps.stamp(scope, listing, in: db)
     }
 
     /// The newest listed row and how many are listed, from the listing's covering index. Valid as
@@ -198,6 +211,7 @@ extension SQLiteTransaction {
         try execute(
             sql: "DELETE FROM sms_messages WHERE project_id = ? AND tenant_id = ?",
             arguments: [scope.projectId, scope.tenantId ?? ""])
+        listingStamps.touch(scope, .verificationCodes, joining: false)
     }
 
     func countSms(phoneNumber: String, since: Date) throws -> Int {

@@ -8,6 +8,14 @@ struct SQLiteTransaction: StoreTransaction {
     let db: Database
     let userCache: StoredRecordCache<UserRecord>
     let smsCache: StoredRecordCache<SmsMessage>
+    let listingStamps: CodeListingStamps
+
+    init(db: Database, store: SQLiteStore) {
+        self.db = db
+        userCache = store.userCache
+        smsCache = store.smsCache
+        listingStamps = store.listingStamps
+    }
 
     private static let encoder = JSONEncoder()
     private static let decoder = JSONDecoder()
@@ -300,17 +308,29 @@ struct SQLiteTransaction: StoreTransaction {
     }
 
     func saveOobCode(_ scope: Scope, _ code: OobCode) throws {
+        // A code is unique across scopes: one saved again replaces its row, maybe in another scope.
+        let replaced = try Row.fetchOne(
+            db.cachedStatement(sql: "SELECT project_id, tenant_id FROM oob_codes WHERE oob_code = ?"),
+            arguments: [code.oobCode])
+        if let replaced {
+            let tenantId: String = replaced[1]
+            listingStamps.touch(
+                Scope(projectId: replaced[0], tenantId: tenantId.isEmpty ? nil : tenantId), .oobCodes, joining: false)
+        }
         try execute(
             sql: """
                 INSERT OR REPLACE INTO oob_codes (project_id, tenant_id, oob_code, data, listing) VALUES (?, ?, ?, ?, ?)
                 """,
             arguments: [scope.projectId, tenantKey(scope), code.oobCode, encode(code), code.listingEntry])
+        // AUTOINCREMENT: the new row has a higher `seq` than any before, so it joins the listing.
+        listingStamps.touch(scope, .oobCodes, joining: true)
     }
 
     func deleteOobCode(_ scope: Scope, code: String) throws {
         try execute(
             sql: "DELETE FROM oob_codes WHERE project_id = ? AND tenant_id = ? AND oob_code = ?",
             arguments: [scope.projectId, tenantKey(scope), code])
+        listingStamps.touch(scope, .oobCodes, joining: false)
     }
 
     func listOobCodes(_ scope: Scope) throws -> [OobCode] {
@@ -325,18 +345,19 @@ struct SQLiteTransaction: StoreTransaction {
 
     /// The email codes issued after `newest` (a `seq`), from the covering index `oob_codes_listing`.
     func oobCodeRows(_ scope: Scope, after newest: Int64) throws -> ListedRows {
-        let (entries, _, rows) = try joinedEntries(
+        let (entries, _, rows, newest) = try joinedEntries(
             "listing",
             from: "FROM oob_codes INDEXED BY oob_codes_listing WHERE project_id = ? AND tenant_id = ? AND seq > ?",
             order: "seq", [scope.projectId, tenantKey(scope), newest]
         ) { try decode(OobCode.self, $0).listingEntry }
-        return ListedRows(entries, rows: rows, earliestExpiry: nil)
+        return ListedRows(entries, rows: rows, earliestExpiry: nil, newest: newest)
     }
 
     func deleteAllOobCodes(_ scope: Scope) throws {
         try execute(
             sql: "DELETE FROM oob_codes WHERE project_id = ? AND tenant_id = ?",
             arguments: [scope.projectId, tenantKey(scope)])
+        listingStamps.touch(scope, .oobCodes, joining: false)
     }
 
     // MARK: IdP configs

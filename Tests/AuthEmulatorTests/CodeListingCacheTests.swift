@@ -1,6 +1,7 @@
 import AuthEmulator
 import AuthEmulatorSQLite
 import Foundation
+import Synchronization
 import Testing
 
 /// `verificationCodes` and `oobCodes` are kept in memory between reads (`CodeListingCache`). A
@@ -126,6 +127,45 @@ struct CodeListingCacheTests {
                 #expect(try await b.call(.delete, Self.oobCodes, key: false).status == 200)
                 #expect(try await Self.oobEmails(a) == [])
             }
+        }
+    }
+
+    @Test("a kept listing follows a store that opened the file, wrote and closed between two reads")
+    func followsPassingStore() async throws {
+        let directory = StoreConformanceTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = StoreConformanceTests.temporaryPath(in: directory)
+        let store = try SQLiteStore(path: path)
+        defer { try? store.close() }
+        let here = try Harness(store: store)
+        try await here.run { a in
+            let first = try await Self.send(a, "+15550100")
+            let kept = try await Self.listed(a)
+            #expect(kept.pairs == ["+15550100 \(first)"])
+            #expect(try await Self.listed(a) == kept)
+            try await Self.sendPasswordReset(a, "one@example.com")
+            #expect(try await Self.oobEmails(a) == ["one@example.com"])
+
+            // Opened, written and closed between two reads: a code sent, and the email codes deleted.
+            let passing = try SQLiteStore(path: path)
+            let sent = Mutex("")
+            try await Harness(store: passing, seed: 7).run { b in
+                #expect(try await b.call(.delete, Self.oobCodes, key: false).status == 200)
+                let session = try await Self.send(b, "+15550101")
+                sent.withLock { $0 = session }
+            }
+            try passing.close()
+            let second = sent.withLock { $0 }
+            #expect(try await Self.listed(a).pairs == ["+15550100 \(first)", "+15550101 \(second)"])
+            #expect(try await Self.oobEmails(a) == [])
+
+            // Alone again: its own writes are followed as before.
+            let third = try await Self.send(a, "+15550102")
+            let expected = ["+15550100 \(first)", "+15550101 \(second)", "+15550102 \(third)"]
+            #expect(try await Self.listed(a).pairs == expected)
+            #expect(try await Self.listed(a).pairs == expected)
+            #expect(try await a.call(.delete, Self.codes, key: false).status == 200)
+            #expect(try await Self.listed(a).pairs == [])
         }
     }
 }

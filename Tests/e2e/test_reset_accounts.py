@@ -83,3 +83,38 @@ def test_the_cli_reset_clears_the_project_and_its_tenants(tmp_path):
         assert len(listed(api, EMULATOR, "apnsPushes")) == 1
     finally:
         daemon.stop()
+
+
+def test_a_running_daemon_lists_what_another_daemon_and_the_cli_reset_wrote_on_its_file(tmp_path):
+    """A daemon alone on its file answers a listing read again from memory (CodeListingStamps); a
+    second daemon on the file, and `authemu reset --data` run beside it, each make it read again."""
+    first = Daemon(tmp_path, ephemeral=False).start()
+    second = Daemon(tmp_path, ephemeral=False)
+    try:
+        api = Api(first.base)
+        leave_traces(api)
+        codes = listed(api, EMULATOR, "verificationCodes")
+        assert [entry["phoneNumber"] for entry in codes] == ["+15555550181"]
+        assert listed(api, EMULATOR, "verificationCodes") == codes
+        assert (tmp_path / "state.sqlite-lock").exists()
+
+        second.start()
+        other = Api(second.base)
+        sent = ok(other.v1("accounts:sendVerificationCode", {"phoneNumber": "+15555550182"})).json()
+        assert listed(api, EMULATOR, "verificationCodes")[1]["sessionInfo"] == sent["sessionInfo"]
+        assert len(listed(api, EMULATOR, "verificationCodes")) == 2
+        second.stop()
+        second.proc.wait(timeout=20)
+        ok(api.v1("accounts:sendVerificationCode", {"phoneNumber": "+15555550183"}))
+        assert [entry["phoneNumber"] for entry in listed(api, EMULATOR, "verificationCodes")] == [
+            "+15555550181", "+15555550182", "+15555550183"]
+        assert [entry["email"] for entry in listed(api, EMULATOR, "oobCodes")] == ["reset@example.com"]
+
+        done = subprocess.run([BINARY, "reset", "--data", str(first.data), "--project", PROJECT],
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        assert listed(api, EMULATOR, "verificationCodes") == []
+        assert listed(api, EMULATOR, "oobCodes") == []
+    finally:
+        second.stop()
+        first.stop()

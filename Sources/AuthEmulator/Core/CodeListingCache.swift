@@ -3,10 +3,12 @@ import Foundation
 /// The code log's full listings (`verificationCodes`, `oobCodes`) kept in memory between reads.
 /// A suite that polls a listing, or reads it in every test, gets the bytes it got before while no
 /// code of that scope changed, without the store joining thousands of entries again. A kept
-/// listing holds while the store's version of it (`codeListingVersion`, read in the same
-/// transaction) is the one it was read at, and until the first of its codes expires by the
-/// emulator's clock. When codes only joined it since (the read after a send), the kept listing
-/// grows by the new rows alone (`codeListingRows`) instead of being joined again.
+/// listing holds until the first of its codes expires by the emulator's clock, and while the
+/// store's stamp of it (`codeListingStamp`: nothing read) or else its version
+/// (`codeListingVersion`: counted from an index, in the same transaction) is the one it was read
+/// at. When codes only joined it since (the read after a send: the stamp says so, or the version's
+/// count), the kept listing grows by the new rows alone (`codeListingRows`) instead of being
+/// joined again.
 /// Listings are kept up to `byteBudget` in all; past it the cache starts over.
 final class CodeListingCache: @unchecked Sendable {
     private struct Key: Hashable {
@@ -15,16 +17,32 @@ final class CodeListingCache: @unchecked Sendable {
     }
 
     private struct Kept {
-        let version: CodeListingVersion
+        /// The version it was read at; nil when it grew by its stamp alone (no count was read).
+        let version: CodeListingVersion?
+        /// Rows with a higher id than this are not in it.
+        let newest: Int64
+        var stamp: CodeListingStamp?
         let entries: [Data]
         let validUntil: Date?
         let bytes: Int
     }
 
+    /// How the reads were answered, by count (tests check which way a read went).
+    struct Answers: Equatable {
+        var byStamp = 0
+        var grownByStamp = 0
+        var byVersion = 0
+        var grownByVersion = 0
+        var read = 0
+    }
+
     private let lock = NSLock()
     private var kept: [Key: Kept] = [:]
     private var bytes = 0
+    private var answered = Answers()
     let byteBudget: Int
+
+    var answers: Answers { lock.withLock { answered } }
 
     init(byteBudget: Int = 16 << 20) {
         self.byteBudget = byteBudget
@@ -36,42 +54,72 @@ final class CodeListingCache: @unchecked Sendable {
         _ scope: Scope, _ listing: CodeListing, now: Date, in tx: any StoreTransaction,
         read: () async throws -> (entries: [Data], validUntil: Date?)
     ) async throws -> [Data] {
-        guard let version = try await tx.codeListingVersion(scope, listing) else { return try await read().entries }
         let key = Key(scope: scope, listing: listing)
-        if let hit = lock.withLock({ kept[key] }), hit.validUntil.map({ now < $0 }) ?? true {
-            if hit.version == version { return hit.entries }
-            if let grown = try await grown(hit, to: version, scope, listing, now: now, in: tx) {
-                keep(grown, for: key)
-                return grown.entries
+        let stamp = try await tx.codeListingStamp(scope, listing)
+        let hit = lock.withLock { kept[key] }.flatMap { kept in kept.validUntil.map { now < $0 } ?? true ? kept : nil }
+        if let stamp, let hit, let keptStamp = hit.stamp, keptStamp.epoch == stamp.epoch {
+            if keptStamp == stamp {
+                count(\.byStamp)
+                return hit.entries
+            }
+            // Only rows joined since: the kept entries and the new ones, without a count.
+            if stamp.lastNotJoining <= keptStamp.change,
+                let added = try await tx.codeListingRows(scope, listing, after: hit.newest, now: now)
+            {
+                count(\.grownByStamp)
+                return keep(Self.grown(hit, by: added, version: nil, stamp: stamp), for: key).entries
+            }
+        }
+        guard let version = try await tx.codeListingVersion(scope, listing) else { return try await read().entries }
+        if var hit {
+            if hit.version == version {
+                if hit.stamp != stamp {
+                    hit.stamp = stamp
+                    keep(hit, for: key)
+                }
+                count(\.byVersion)
+                return hit.entries
+            }
+            if let added = try await joinedOnly(hit, to: version, scope, listing, now: now, in: tx) {
+                count(\.grownByVersion)
+                return keep(Self.grown(hit, by: added, version: version, stamp: stamp), for: key).entries
             }
         }
         let fresh = try await read()
+        count(\.read)
         keep(
             Kept(
-                version: version, entries: fresh.entries, validUntil: fresh.validUntil,
-                bytes: fresh.entries.reduce(0) { $0 + $1.count }), for: key)
+                version: version, newest: version.newest, stamp: stamp, entries: fresh.entries,
+                validUntil: fresh.validUntil, bytes: fresh.entries.reduce(0) { $0 + $1.count }), for: key)
         return fresh.entries
     }
 
-    /// `hit` with the rows newer than its newest, if no row left the listing since: rows join a
-    /// listing only with a higher id than any before (`CodeListingVersion`), so the rows it kept
-    /// are all still there exactly when its count and the new rows' make the version's count.
-    /// nil when a row left (the listing is then joined again) or none joined.
-    private func grown(
+    /// The rows newer than `hit`'s newest, if no row left the listing since: rows join a listing
+    /// only with a higher id than any before (`CodeListingVersion`), so the rows it kept are all
+    /// still there exactly when its count and the new rows' make the version's count. nil when a
+    /// row left (the listing is then joined again) or none joined.
+    private func joinedOnly(
         _ hit: Kept, to version: CodeListingVersion, _ scope: Scope, _ listing: CodeListing, now: Date,
         in tx: any StoreTransaction
-    ) async throws -> Kept? {
-        guard version.newest > hit.version.newest, version.count > hit.version.count,
-            let added = try await tx.codeListingRows(scope, listing, after: hit.version.newest, now: now),
-            hit.version.count + added.rows == version.count
+    ) async throws -> ListedRows? {
+        guard let kept = hit.version, version.newest > kept.newest, version.count > kept.count,
+            let added = try await tx.codeListingRows(scope, listing, after: hit.newest, now: now),
+            kept.count + added.rows == version.count
         else { return nil }
+        return added
+    }
+
+    /// `hit` and the rows `added` after it.
+    private static func grown(
+        _ hit: Kept, by added: ListedRows, version: CodeListingVersion?, stamp: CodeListingStamp?
+    ) -> Kept {
         var entries = hit.entries + added.entries
         let bytes = hit.bytes + added.entries.reduce(0) { $0 + $1.count }
         // One run again now and then, so that a listing read after each of many sends stays a few elements.
-        if entries.count > 32 { entries = [Self.run(of: entries, bytes: bytes)] }
+        if entries.count > 32 { entries = [run(of: entries, bytes: bytes)] }
         return Kept(
-            version: version, entries: entries,
-            validUntil: [hit.validUntil, added.earliestExpiry].compactMap { $0 }.min(), bytes: bytes)
+            version: version, newest: max(hit.newest, version?.newest ?? added.newest ?? hit.newest), stamp: stamp,
+            entries: entries, validUntil: [hit.validUntil, added.earliestExpiry].compactMap { $0 }.min(), bytes: bytes)
     }
 
     /// The runs of entries as one, joined by commas, copied run by run (`joined(separator:)` goes
@@ -85,8 +133,13 @@ final class CodeListingCache: @unchecked Sendable {
         return joined
     }
 
-    private func keep(_ listing: Kept, for key: Key) {
-        guard listing.bytes <= byteBudget else { return }
+    private func count(_ answer: WritableKeyPath<Answers, Int>) {
+        lock.withLock { answered[keyPath: answer] += 1 }
+    }
+
+    @discardableResult
+    private func keep(_ listing: Kept, for key: Key) -> Kept {
+        guard listing.bytes <= byteBudget else { return listing }
         lock.withLock {
             if let old = kept.removeValue(forKey: key) { bytes -= old.bytes }
             if bytes + listing.bytes > byteBudget {
@@ -96,5 +149,6 @@ final class CodeListingCache: @unchecked Sendable {
             kept[key] = listing
             bytes += listing.bytes
         }
+        return listing
     }
 }

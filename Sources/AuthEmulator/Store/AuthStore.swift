@@ -146,9 +146,31 @@ public struct CodeListingVersion: Sendable, Hashable {
     }
 }
 
+/// A mark that a store can give a scope's listing without reading its rows: while two reads get
+/// the same mark, nothing changed the listing between them. SQLite gives one while the daemon is
+/// the only store writing its file (its own writes tell it what changed); nil otherwise.
+public struct CodeListingStamp: Sendable, Hashable {
+    /// Which stretch of being the file's only store the mark belongs to.
+    public var epoch: UInt64
+    /// The store's last committed change of this listing, by its own count.
+    public var change: UInt64
+    /// The last of those changes that did more than add rows to the listing (a code used, deleted
+    /// or replaced): while it is not after a kept listing's `change`, only new rows joined since.
+    public var lastNotJoining: UInt64
+
+    public init(epoch: UInt64, change: UInt64, lastNotJoining: UInt64) {
+        self.epoch = epoch
+        self.change = change
+        self.lastNotJoining = lastNotJoining
+    }
+}
+
 /// The version of a scope's listing, read in the transaction that reads the listing, so that a
 /// reader can tell whether the listing it keeps in memory still holds, and what joined it since.
 public protocol CodeListingVersionRepository {
+    /// The listing's stamp, asked first in the transaction (before any other read of it); nil
+    /// when the store cannot give one (the version is then read).
+    func codeListingStamp(_ scope: Scope, _ listing: CodeListing) async throws -> CodeListingStamp?
     /// nil when the store cannot tell (the listing is then read from the rows each time).
     func codeListingVersion(_ scope: Scope, _ listing: CodeListing) async throws -> CodeListingVersion?
     /// The listing's rows newer than `newest` (a version's), as a full read of the listing at
@@ -158,16 +180,19 @@ public protocol CodeListingVersionRepository {
 }
 
 /// Rows of a listing: their entries (elements may be runs joined by commas), how many rows the
-/// query found, and the earliest expiry among them (nil: none expires, or none listed).
+/// query found, the earliest expiry among them (nil: none expires, or none listed), and the
+/// highest id among them (nil: none found).
 public struct ListedRows: Sendable, Equatable {
     public var entries: [Data]
     public var rows: Int64
     public var earliestExpiry: Date?
+    public var newest: Int64?
 
-    public init(_ entries: [Data], rows: Int64, earliestExpiry: Date?) {
+    public init(_ entries: [Data], rows: Int64, earliestExpiry: Date?, newest: Int64? = nil) {
         self.entries = entries
         self.rows = rows
         self.earliestExpiry = earliestExpiry
+        self.newest = newest
     }
 }
 
