@@ -47,15 +47,21 @@ final class OtherStores: @unchecked Sendable {
             throw StoreOpenError("cannot open \(lockPath): \(String(cString: strerror(errno)))")
         }
         lockFile = file
-        guard Self.lockFirstByte(file, command: Self.setLock, type: F_RDLCK) == 0 else {
+        var request = Self.firstByte(F_RDLCK)
+        guard fcntl(file, Self.setLock, &request) == 0 else {
             let reason = String(cString: strerror(errno))
             Glibc.close(file)
             throw StoreOpenError("cannot lock \(lockPath): \(reason)")
         }
-        lastSeen = try writer.write { db in
-            let count = try Int32.fetchOne(db, sql: "PRAGMA user_version") ?? 0
-            try db.execute(sql: "PRAGMA user_version = \(count &+ 1)")
-            return count &+ 1
+        do {
+            lastSeen = try writer.write { db in
+                let count = try Int32.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+                try db.execute(sql: "PRAGMA user_version = \(count &+ 1)")
+                return count &+ 1
+            }
+        } catch {
+            Glibc.close(file)
+            throw error
         }
     }
 
@@ -85,22 +91,19 @@ final class OtherStores: @unchecked Sendable {
     /// Whether no other open file description holds a lock on the lock file's first byte.
     private func noOtherLockHolder() -> Bool {
         guard lockFile >= 0 else { return true }
-        var probe = flock()
-        probe.l_type = Int16(F_WRLCK)
-        probe.l_whence = Int16(SEEK_SET)
-        probe.l_start = 0
-        probe.l_len = 1
+        var probe = Self.firstByte(F_WRLCK)
         guard fcntl(lockFile, Self.getLock, &probe) == 0 else { return false }
         return probe.l_type == Int16(F_UNLCK)
     }
 
-    private static func lockFirstByte(_ file: Int32, command: Int32, type: Int32) -> Int32 {
+    /// A lock request of `type` on the lock file's first byte.
+    private static func firstByte(_ type: Int32) -> flock {
         var request = flock()
         request.l_type = Int16(type)
         request.l_whence = Int16(SEEK_SET)
         request.l_start = 0
         request.l_len = 1
-        return fcntl(file, command, &request)
+        return request
     }
 
     // Linux's open file description lock commands (<fcntl.h> with _GNU_SOURCE).
