@@ -4,27 +4,6 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 
-/// Which credential a route takes (firebase-tools' security schemes, per operation).
-enum Access {
-    /// Client APIs: an API key, or the admin credential (which adds powers).
-    case client
-    /// Admin APIs (`/projects/{p}/…`): the admin credential.
-    case admin
-    /// API key only (securetoken).
-    case apiKey
-    /// Public endpoints (signing keys, health, the action and IdP pages): no credential.
-    case open
-    /// The emulator API (codes, links, config, reset, app-verification stubs): no credential on a
-    /// loopback listener, nor off loopback with the default token, as firebase-tools; off loopback
-    /// with an `admin_token` of one's own, that credential.
-    case emulator
-    /// Emulator endpoints that act on the whole daemon (the clock): no credential on a loopback
-    /// listener, the admin credential on any other.
-    case emulatorAdmin
-    /// The inspector: its own login and CSRF checks (`InspectorAccess`); not in the API document.
-    case ui
-}
-
 /// A decoded API request: normalised JSON body, query, and who is calling for which scope.
 struct ApiRequest: Sendable {
     var body: JSONValue
@@ -56,42 +35,17 @@ struct ApiRequest: Sendable {
         let hasKey =
             (query["key"]?.first.map { !$0.isEmpty } ?? false)
             || (request.headers[HTTPField.Name("x-goog-api-key")!].map { !$0.isEmpty } ?? false)
-        switch access {
-        case .open, .ui: break
-        case .emulator:
-            if !isAdmin, !settings.loopbackOnly, settings.hasOwnAdminToken {
-                throw AuthError.adminCredentialOffLoopback
-            }
-        case .emulatorAdmin:
-            if !isAdmin, !settings.loopbackOnly { throw AuthError.adminCredentialOffLoopback }
-        case .client:
-            if !isAdmin, !hasKey { throw AuthError.missingAPIKey }
-        case .apiKey:
-            if !hasKey { throw AuthError.missingAPIKey }
-        case .admin:
-            if !isAdmin {
-                if hasKey {
-                    throw AuthError(
-                        "INSUFFICIENT_PERMISSION", "Only authenticated requests can specify target_project_id.")
-                }
-                throw AuthError.missingAPIKey
-            }
-        }
-        var projectId = context.parameters.get("project") ?? settings.defaultProjectId
-        if let target = body["targetProjectId"]?.stringValue, !target.isEmpty,
-            ![.open, .emulator, .emulatorAdmin].contains(access)
-        {
-            guard isAdmin else {
-                throw AuthError("INSUFFICIENT_PERMISSION", "Only authenticated requests can specify target_project_id.")
-            }
-            projectId = target
-        }
+        let gate = CredentialGate(settings: settings)
+        try gate.admit(access, isAdmin: isAdmin, hasKey: hasKey)
+        let projectId = try gate.project(
+            access, isAdmin: isAdmin, path: context.parameters.get("project"), body: body, query: query)
         if projectId != settings.defaultProjectId { try services.emulator.admitProject(projectId) }
+        let tenant = try CredentialGate.tenant(body: body, query: query)
         let scope = try Scope.resolve(
             projectId: projectId,
             tenant: TenantSources(
-                path: context.parameters.get("tenant"), body: body["tenantId"]?.stringValue,
-                query: query["tenantId"]?.first, idToken: body["idToken"]?.stringValue))
+                path: context.parameters.get("tenant"), body: tenant.body, query: tenant.query,
+                idToken: body["idToken"]?.stringValue))
         let forwarded = request.headers[HTTPField.Name("X-Forwarded-For")!]?.split(separator: ",").first
             .map { $0.trimmingCharacters(in: .whitespaces) }
         let peer = (context as? any RemoteAddressRequestContext)?.remoteAddress?.ipAddress

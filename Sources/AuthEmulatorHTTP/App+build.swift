@@ -82,6 +82,7 @@ public func makeEmulator(
         logger: logger,
         blockingFunctionTransport: try functions ?? BlockingFunctionHTTPClient(caFile: config.functionsCAFile))
     try await emulator.restoreClockSetting()
+    try await emulator.loadTokenSecret()
     if let projects = config.projects { try await emulator.applyProjectSeeds(projects) }
     if config.tokenSigning == .rs256 { try await emulator.enableSignedTokens() }
     return emulator

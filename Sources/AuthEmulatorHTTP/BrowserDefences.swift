@@ -19,14 +19,20 @@ struct OriginPolicy: Sendable {
         }
     }
 
-    /// A loopback origin (`http(s)://localhost|*.localhost|127.x.x.x|[::1]`, any port) or `public_url`'s.
+    /// A loopback origin (`http(s)://localhost|*.localhost|127.x.x.x|[::1]`, any port) or `public_url`'s:
+    /// exactly `scheme://host[:port]`, the host parsed by `HostName`.
     func isTrusted(_ origin: String) -> Bool {
         let lowered = origin.lowercased()
         if lowered == publicOrigin { return true }
-        guard let components = URLComponents(string: lowered), ["http", "https"].contains(components.scheme ?? ""),
-            let host = components.host
-        else { return false }
-        return Self.isLoopbackName(host)
+        let authority: Substring
+        if lowered.hasPrefix("http://") {
+            authority = lowered.dropFirst(7)
+        } else if lowered.hasPrefix("https://") {
+            authority = lowered.dropFirst(8)
+        } else {
+            return false
+        }
+        return HostName(authority: authority).map { $0.isLoopback } ?? false
     }
 
     /// Whether a browser SDK calls this path (any origin may, without credentials).
@@ -35,13 +41,6 @@ struct OriginPolicy: Sendable {
         return browserRoutes.contains { pattern in
             pattern.count == segments.count && zip(pattern, segments).allSatisfy { $0.matches($1) }
         }
-    }
-
-    /// `localhost`, a name under `.localhost` (RFC 6761: always loopback), `127.x.x.x` or `::1`.
-    static func isLoopbackName(_ host: String) -> Bool {
-        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-        return bare == "localhost" || bare.hasSuffix(".localhost") || bare == "::1"
-            || (bare.hasPrefix("127.") && bare.split(separator: ".").count == 4)
     }
 
     static func origin(of url: String) -> String? {
@@ -97,11 +96,11 @@ struct BrowserDefenceMiddleware<Context: RequestContext>: RouterMiddleware {
             return names.refusal(authority)
         }
         let origin = request.headers[.origin]
-        if origin == nil, request.method != .options { return try await next(request, context) }
+        if origin == nil, request.method != .options { return try await Self.page(next(request, context)) }
         // The inspector's own forms: its pages send no referrer, so Chromium posts them with
         // `Origin: null`. Each carries the inspector's CSRF token, which no other page can read.
         if origin == "null", request.uri.path.hasPrefix(InspectorPages.prefix) {
-            return try await next(request, context)
+            return try await Self.page(next(request, context))
         }
         let trusted = origin.map(policy.isTrusted) ?? true
         let browserRoute = policy.isBrowserRoute(request.uri.path)
@@ -129,8 +128,15 @@ struct BrowserDefenceMiddleware<Context: RequestContext>: RouterMiddleware {
             }
             return Response(status: .noContent, headers: headers)
         }
-        var response = try await next(request, context)
+        var response = try await Self.page(next(request, context))
         for field in headers { response.headers[field.name] = field.value }
+        return response
+    }
+
+    /// An HTML answer without a policy of its own gets the strict fallback (`HTMLPage`).
+    static func page(_ response: Response) -> Response {
+        var response = response
+        HTMLPage.guarded(&response)
         return response
     }
 
@@ -142,37 +148,46 @@ struct BrowserDefenceMiddleware<Context: RequestContext>: RouterMiddleware {
 }
 
 /// The DNS-rebinding defence of a loopback listener (as webpack-dev-server, Vite and Jupyter
-/// have): a request must name this daemon in its `Host`: a loopback name (`OriginPolicy
-/// .isLoopbackName`), the listener's address, `public_url`'s host, or the address an Android
+/// have): a request must name this daemon in its `Host`: a loopback name (`HostName.isLoopback`), the listener's address, `public_url`'s host, or the address an Android
 /// emulator (`10.0.2.2`) or Genymotion (`10.0.3.2`) reaches the host's loopback by. A page of
 /// `evil.example` whose name was made to resolve to 127.0.0.1 sends `Host: evil.example` and is
-/// refused (403). A request without `Host` (HTTP/1.0) is not a browser's and passes.
+/// refused (403), and so are lookalikes (`127.1.evil.example`, `localhost.evil.example`, a trailing
+/// dot, userinfo). An HTTP/1.1 request without exactly one `Host` never gets here: the connection's
+/// guard answers it 400 (RFC 9112 §3.2); an HTTP/1.0 one without `Host` passes.
 struct DaemonNames: Sendable {
     let accepted: Set<String>
 
     init(listenerHost: String, publicURL: String?) {
-        var names: Set<String> = ["10.0.2.2", "10.0.3.2", listenerHost.lowercased()]
-        if let host = publicURL.flatMap({ URLComponents(string: $0)?.host?.lowercased() }) { names.insert(host) }
+        var names: Set<String> = ["10.0.2.2", "10.0.3.2", Self.bare(listenerHost.lowercased())]
+        if let host = publicURL.flatMap({ URLComponents(string: $0)?.host?.lowercased() }) {
+            names.insert(Self.bare(host))
+        }
         accepted = names
     }
 
-    /// The names nearly every request gives, checked on its bytes without a copy.
-    private static let common: [[UInt8]] = ["127.0.0.1", "localhost", "[::1]"].map { Array($0.utf8) }
-
+    /// Whether a `Host` names this daemon: exactly `host[:port]` (`HostName`), the host a loopback
+    /// name or one of `accepted`.
     func accepts(_ authority: String) -> Bool {
         let bytes = authority.utf8
+        // The names nearly every request gives, checked on the bytes without a copy.
         for name in Self.common where bytes.starts(with: name) {
-            let rest = bytes.dropFirst(name.count)
-            if rest.isEmpty || rest.first == UInt8(ascii: ":") { return true }
+            let port = bytes.dropFirst(name.count)
+            if port.isEmpty { return true }
+            if port.first == UInt8(ascii: ":"), (2...6).contains(port.count),
+                port.dropFirst().allSatisfy({ $0 >= 0x30 && $0 <= 0x39 })
+            {
+                return true
+            }
         }
-        var host = authority.lowercased()
-        if host.hasPrefix("[") {
-            host = String(host.prefix(through: host.firstIndex(of: "]") ?? host.index(before: host.endIndex)))
-        } else if let colon = host.lastIndex(of: ":") {
-            host = String(host[..<colon])
-        }
-        let bare = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
-        return OriginPolicy.isLoopbackName(host) || accepted.contains(host) || accepted.contains(bare)
+        guard let name = HostName(authority: Substring(authority)) else { return false }
+        return name.isLoopback || accepted.contains(name.host)
+    }
+
+    private static let common: [[UInt8]] = ["127.0.0.1", "localhost", "[::1]"].map { Array($0.utf8) }
+
+    /// A host without the brackets of an IPv6 literal.
+    static func bare(_ host: String) -> String {
+        host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
     }
 
     func refusal(_ authority: String) -> Response {

@@ -56,7 +56,8 @@ struct ConnectionGate: AvailableConnectionsDelegate {
 ///   idle connections at once while the listener is full);
 /// - answers `Expect: 100-continue`, and refuses an over-limit `Content-Length` with an enveloped
 ///   413 before the body is read;
-/// - answers a request the parser refused with an enveloped 400 (431 for an oversized head);
+/// - answers a request the parser refused with an enveloped 400 (431 for an oversized head), and
+///   so an HTTP/1.1 request without exactly one `Host`;
 /// - tells a long-poll that its client left (`departure`);
 /// - marks a non-keep-alive HTTP/1.0 request `Connection: close`.
 final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
@@ -134,6 +135,11 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             phase = .body
             responseEnded = false
             since = .now()
+            if let problem = Self.hostProblem(head) {
+                phase = .discarding
+                return send(
+                    context, version: head.version, status: .badRequest, error: .malformedHTTP(problem), closing: false)
+            }
             if head.method != .GET, head.method != .HEAD {
                 if let refusal = refusal(head) { return refuse(context, head: head, expectsContinue: refusal) }
                 if head.headers.contains(name: "expect") { answerContinue(context, head: head) }
@@ -196,6 +202,19 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         case .invalidChunkSize: "an invalid chunk size"
         default: "its framing (Content-Length with Transfer-Encoding, or a malformed chunk)"
         }
+    }
+
+    /// RFC 9112 §3.2: an HTTP/1.1 request has exactly one `Host`; an HTTP/1.0 one at most one.
+    static func hostProblem(_ head: HTTPRequestHead) -> String? {
+        var count = 0
+        for header in head.headers where header.name.utf8.count == 4 && header.name.lowercased() == "host" {
+            count += 1
+        }
+        if count > 1 { return "The request has \(count) Host headers; HTTP/1.1 allows one." }
+        if count == 0, head.version.major == 1, head.version.minor >= 1 {
+            return "The request has no Host header; HTTP/1.1 requires one."
+        }
+        return nil
     }
 
     // MARK: Deadlines

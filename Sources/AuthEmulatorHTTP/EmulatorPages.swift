@@ -39,16 +39,25 @@ enum EmulatorPages {
                 .object(["authEmulator": .object(["error": "missing apiKey or providerId query parameters"])]),
                 status: .badRequest)
         }
+        if let refusal = IdpWidgetLink.refusal(request.query) {
+            return JSONResponse.make(
+                .object(["authEmulator": .object(["error": .string(refusal)])]), status: .badRequest)
+        }
         let scope = try Scope.resolve(
             projectId: request.services.settings.defaultProjectId,
             tenant: TenantSources(query: request.query.get("tenantId") ?? request.query.get("tid")))
         let accounts = try await request.emulator.idpWidgetAccounts(providerId: providerId, scope: scope)
-        return IdpWidgetPages.response(IdpWidgetPages.handler(providerId: providerId, accounts: accounts))
+        let nonce = HTMLPage.nonce()
+        return HTMLPage.response(
+            IdpWidgetPages.handler(providerId: providerId, accounts: accounts, nonce: nonce),
+            policy: IdpWidgetPages.handlerPolicy(nonce: nonce))
     }
 
     /// `GET /emulator/auth/iframe`: the relay frame of the redirect flow.
     static func idpRelayFrame(_ request: PageRequest) async throws -> Response {
-        IdpWidgetPages.response(IdpWidgetPages.relayFrame)
+        let nonce = HTMLPage.nonce()
+        return HTMLPage.response(
+            IdpWidgetPages.relayFrame(nonce: nonce), policy: IdpWidgetPages.relayPolicy(nonce: nonce))
     }
 
     /// `GET /emulator/action`: applies an email action code, or passes a sign-in link on.
@@ -63,6 +72,9 @@ enum EmulatorPages {
             projectId: request.services.settings.defaultProjectId, tenant: TenantSources(query: query.get("tenantId")))
         let caller = Caller(scope: scope, isAdmin: true)
         let continueUrl = query.get("continueUrl")
+        if let continueUrl, !continueUrl.isEmpty, !IdpWidgetLink.isWebAddress(continueUrl) {
+            return actionFailure("continueUrl must be an http(s) address")
+        }
         func success(_ message: String, _ result: JSONValue) -> Response {
             if let continueUrl, !continueUrl.isEmpty {
                 return Response(status: .seeOther, headers: [.location: continueUrl])

@@ -10,15 +10,27 @@ import Hummingbird
 /// of the opener, web redirects through this origin's sessionStorage, Android through an
 /// `intent://` link (`genericidp` scheme), iOS through the app's URL scheme.
 enum IdpWidgetPages {
-    static func response(_ html: String) -> Response {
-        Response(
-            status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
-            body: .init(byteBuffer: ByteBuffer(string: html)))
+    /// The handler page: its own inline script and style (by nonce), its XHR to this daemon, no
+    /// frame around it (it is a popup or a redirect's page).
+    static func handlerPolicy(nonce: String) -> String {
+        "default-src 'none'; script-src 'nonce-\(nonce)'; style-src 'nonce-\(nonce)'; connect-src 'self'; "
+            + "img-src 'self' data:; form-action 'none'; frame-ancestors 'none'; base-uri 'none'"
+    }
+
+    /// The relay iframe: its inline script (by nonce) and gapi's iframe library from
+    /// apis.google.com, which it needs as the SDK's own helper iframe does (`'strict-dynamic'` for
+    /// what that library loads, `'unsafe-eval'` for how it loads it; nothing of a request reaches
+    /// either). Framed by the app's page, of any origin.
+    static func relayPolicy(nonce: String) -> String {
+        "default-src 'none'; script-src 'nonce-\(nonce)' 'strict-dynamic' 'unsafe-eval' https://apis.google.com; "
+            + "connect-src 'self'; frame-src https://apis.google.com; form-action 'none'; base-uri 'none'"
     }
 
     static func escaped(_ text: String) -> String { MarkupEscaping.escaped(text) }
 
-    static func handler(providerId: String, accounts: [(info: ProviderUserInfo, idToken: String)]) -> String {
+    static func handler(
+        providerId: String, accounts: [(info: ProviderUserInfo, idToken: String)], nonce: String
+    ) -> String {
         let items = accounts.map { account -> String in
             let name = account.info.displayName ?? "(no display name)"
             let email = account.info.email ?? ""
@@ -36,7 +48,7 @@ enum IdpWidgetPages {
             <meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
             <title>authemu: sign in with \(escaped(providerId))</title>
-            <style>
+            <style nonce="\(nonce)">
             body { font-family: system-ui, sans-serif; max-width: 32rem; margin: 2rem auto; padding: 0 1rem; }
             ul { list-style: none; padding: 0; } li { margin: .4rem 0; }
             button.account { width: 100%; text-align: left; padding: .6rem; }
@@ -57,7 +69,7 @@ enum IdpWidgetPages {
               <p id="error"></p>
               <button type="submit" id="sign-in">Sign in as this account</button>
             </form>
-            <script>
+            <script nonce="\(nonce)">
             \(script)
             </script>
             """
@@ -91,6 +103,12 @@ enum IdpWidgetPages {
         if (!(appName || clientId || firebaseAppId || apn || ibi)) {
           showError('the link names no app (appName, clientId, appId, apn or ibi).');
         }
+        // The daemon checked these already (IdpWidgetLink); a page that is changed later still
+        // navigates only to a web address or the app's own scheme.
+        function isWebAddress(url) {
+          try { return /^https?:$/.test(new URL(url).protocol); } catch (e) { return false; }
+        }
+        if (redirectUrl && !isWebAddress(redirectUrl)) showError('redirectUrl is not an http(s) address.');
 
         function finish(claimsJson) {
           var urlResponse = location.href.split('?')[0] + '?providerId=' + encodeURIComponent(providerId) +
@@ -140,8 +158,8 @@ enum IdpWidgetPages {
 
         function openAndroidApp(authEvent) {
           var link = 'intent://firebase.auth/#Intent;scheme=genericidp;package=' + apn +
-              ';S.authType=' + authEvent.type + ';' +
-              (authEvent.eventId ? 'S.eventId=' + authEvent.eventId + ';' : '') +
+              ';S.authType=' + encodeURIComponent(authEvent.type) + ';' +
+              (authEvent.eventId ? 'S.eventId=' + encodeURIComponent(authEvent.eventId) + ';' : '') +
               'S.link=' + encodeURIComponent(authEvent.urlResponse) + ';B.encryptionEnabled=false;' +
               'S.browser_fallback_url=' + encodeURIComponent(location.href + '&error=App+not+found+for+intent') +
               ';end;';
@@ -151,9 +169,12 @@ enum IdpWidgetPages {
         function openIosApp(authEvent) {
           var callback = location.protocol + '//' + location.host + '/__/auth/callback?authType=' +
               encodeURIComponent(authEvent.type) + '&link=' + encodeURIComponent(authEvent.urlResponse) +
-              (authEvent.eventId ? '&eventId=' + authEvent.eventId : '');
+              (authEvent.eventId ? '&eventId=' + encodeURIComponent(authEvent.eventId) : '');
           var scheme = clientId ? clientId.split('.').reverse().join('.')
               : firebaseAppId ? 'app-' + firebaseAppId.replace(/:/g, '-') : ibi;
+          if (!/^[a-z][a-z0-9+.-]*$/i.test(scheme) || /^(javascript|data|vbscript|file|blob|about|filesystem)$/i.test(scheme)) {
+            showError('the app\'s URL scheme is not one an app can have.');
+          }
           var host = (clientId || firebaseAppId) ? 'firebaseauth' : 'google';
           location.replace(scheme + '://' + host + '/link?deep_link_id=' + encodeURIComponent(callback));
         }
@@ -190,13 +211,14 @@ enum IdpWidgetPages {
     /// needs gapi's iframe library from apis.google.com, as the SDK's own flow does, and says so in
     /// the page when that cannot load. No globals: a `var parent` would replace `window.parent`,
     /// and the iframe could no longer answer the app's page.
-    static let relayFrame = #"""
+    static func relayFrame(nonce: String) -> String {
+        #"""
         <!DOCTYPE html>
         <meta charset="utf-8">
         <title>authemu helper iframe</title>
         <body>
         <p id="status">authemu helper iframe: loading https://apis.google.com/js/api.js…</p>
-        <script>
+        <script nonce="\#(nonce)">
         (function () {
           var query = new URLSearchParams(location.search);
           var apiKey = query.get('apiKey');
@@ -264,4 +286,5 @@ enum IdpWidgetPages {
         })();
         </script>
         """#
+    }
 }

@@ -87,11 +87,16 @@ struct PageRequest: Sendable {
         return raw.removingPercentEncoding ?? raw
     }
 
-    /// The scope of an inspector page: `projects/{project}` or `projects/{project}/tenants/{tenant}`.
+    /// The scope of an inspector page: `projects/{project}` or `projects/{project}/tenants/{tenant}`,
+    /// by the API's rule (`Scope.resolve`, the single-project mode): an id the API refuses is
+    /// refused here too, before anything is read or made.
     var inspectorScope: Scope {
-        // A path tenant alone cannot be refused.
-        (try? Scope.resolve(projectId: parameter("project"), tenant: TenantSources(path: parameters.get("tenant"))))
-            ?? Scope(projectId: parameter("project"))
+        get throws(AuthError) {
+            let projectId = parameter("project")
+            if projectId != services.settings.defaultProjectId { try emulator.admitProject(projectId) }
+            let tenant = parameters.get("tenant").map { _ in parameter("tenant") }
+            return try Scope.resolve(projectId: projectId, tenant: TenantSources(path: tenant))
+        }
     }
 }
 

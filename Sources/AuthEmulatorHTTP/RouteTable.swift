@@ -88,9 +88,9 @@ let routeTable: [Route] = [
     Route(.get, "/identitytoolkit.googleapis.com/v1/projects/{project}/tenants/{tenant}/accounts:batchGet", .admin, .api(AdminHandlers.batchGet)),
     Route(.post, "/identitytoolkit.googleapis.com/v1/projects/{project}:createSessionCookie", .admin, .api(AdminHandlers.createSessionCookie)),
     Route(.post, "/identitytoolkit.googleapis.com/v1/projects/{project}/tenants/{tenant}:createSessionCookie", .admin, .api(AdminHandlers.createSessionCookie)),
-    // v3 batch calls: the project is the body's `targetProjectId`.
-    Route(.post, "/www.googleapis.com/identitytoolkit/v3/relyingparty/downloadAccount", .client, .api(AdminHandlers.downloadAccount)),
-    Route(.post, "/www.googleapis.com/identitytoolkit/v3/relyingparty/uploadAccount", .client, .api(AdminHandlers.uploadAccount)),
+    // v3 batch calls (admin): the project is the body's `targetProjectId`.
+    Route(.post, "/www.googleapis.com/identitytoolkit/v3/relyingparty/downloadAccount", .admin, .api(AdminHandlers.downloadAccount)),
+    Route(.post, "/www.googleapis.com/identitytoolkit/v3/relyingparty/uploadAccount", .admin, .api(AdminHandlers.uploadAccount)),
 
     // Config and tenants (admin), under v2 and admin/v2.
     Route(.get, "/identitytoolkit.googleapis.com/v2/projects/{project}/config", .admin, .api(ConfigHandlers.projectConfig)),

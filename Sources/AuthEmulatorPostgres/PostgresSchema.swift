@@ -12,6 +12,11 @@ enum PostgresSchema {
         ("pg4-sms-status-index", smsStatusIndex),
         ("pg5-listing-entries", listingEntries),
         ("pg6-deleted-tenants", deletedTenants),
+        // The secret refresh tokens and MFA pending credentials are sealed with (`TokenSeal`).
+        (
+            "pg7-token-secret",
+            "CREATE TABLE token_secret (id INTEGER NOT NULL PRIMARY KEY CHECK (id = 1), secret BYTEA NOT NULL)"
+        ),
     ]
 
     /// A tenant deleted through the API is not found until it is created again (production); one

@@ -16,3 +16,15 @@ extension PostgresTransaction {
             """, [.text(key.kid), .int(key.createdAt), encode(key)])
     }
 }
+
+/// The secret refresh tokens and MFA pending credentials are sealed with (`TokenSeal`).
+extension PostgresTransaction {
+    func tokenSecret() async throws -> Data? {
+        try await session.values(Data.self, "SELECT secret FROM token_secret WHERE id = 1").first
+    }
+
+    func saveTokenSecret(_ secret: Data) async throws {
+        try await session.execute(
+            "INSERT INTO token_secret (id, secret) VALUES (1, $1) ON CONFLICT (id) DO NOTHING", [.bytes(secret)])
+    }
+}

@@ -17,3 +17,14 @@ extension SQLiteTransaction {
             arguments: [key.kid, key.createdAt, JSONEncoder().encode(key)])
     }
 }
+
+/// The secret refresh tokens and MFA pending credentials are sealed with (`TokenSeal`).
+extension SQLiteTransaction {
+    func tokenSecret() throws -> Data? {
+        try Data.fetchOne(cached: db, sql: "SELECT secret FROM token_secret WHERE id = 1", arguments: [])
+    }
+
+    func saveTokenSecret(_ secret: Data) throws {
+        try execute(sql: "INSERT OR IGNORE INTO token_secret (id, secret) VALUES (1, ?)", arguments: [secret])
+    }
+}

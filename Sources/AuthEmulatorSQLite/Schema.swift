@@ -217,6 +217,12 @@ enum Schema {
                     ) WITHOUT ROWID
                     """)
         }
+        // The secret refresh tokens and MFA pending credentials are sealed with (`TokenSeal`), so
+        // sessions outlive a restart.
+        migrator.registerMigration("v15-token-secret") { db in
+            try db.execute(
+                sql: "CREATE TABLE token_secret (id INTEGER NOT NULL PRIMARY KEY CHECK (id = 1), secret BLOB NOT NULL)")
+        }
         return migrator
     }()
 }

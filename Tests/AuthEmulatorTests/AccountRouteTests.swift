@@ -292,21 +292,20 @@ struct OutOfRangeNumberTests {
             let lookup = try await client.v1("accounts:lookup", ["idToken": .string(token)])
             #expect(lookup.status == 200)
             #expect(lookup["users"]?.arrayValue?.first?["localId"]?.stringValue == localId)
-            var refresh = try RefreshToken.decode(created.string("refreshToken"))
-            let refreshJSON = try JSONValue.parse(Data(base64Encoded: Base64.padded(refresh.encoded()))!)
+            let refreshJSON = try JSONValue.parse(
+                Data(base64Encoded: Base64.padded(created.string("refreshToken")))!)
             guard case .object(var object) = refreshJSON else {
                 Issue.record("not an object")
                 return
             }
+            // An edited refresh token is refused (its seal no longer holds), never a trap.
             object["issuedAt"] = .number(1e300)
             let huge = Data(JSONValue.object(object).serialized()).base64EncodedString()
-            refresh = try RefreshToken.decode(huge)
-            #expect(refresh.issuedAt == nil)
             let refreshed = try await client.call(
                 .post, "/securetoken.googleapis.com/v1/token",
                 JSONValue.object(["grant_type": "refresh_token", "refresh_token": .string(huge)]).jsonString())
-            #expect(refreshed.status == 200)
-            #expect(refreshed.string("user_id") == localId)
+            #expect(refreshed.status == 400)
+            #expect(refreshed.errorMessage == "INVALID_REFRESH_TOKEN")
             // Splitting "=" into key and value, and paging from a negative token, trapped as well.
             let idp = try await client.v1(
                 "accounts:signInWithIdp",

@@ -19,7 +19,7 @@ struct Harness {
 
     init(
         project: String = "example", store: SQLiteStore? = nil, host: String = "127.0.0.1",
-        singleProject: SingleProjectMode = .off, seed: UInt64 = 42
+        singleProject: SingleProjectMode = .off, seed: UInt64 = 42, adminToken: String = "owner"
     ) throws {
         self.seed = seed
         var config = AppConfig()
@@ -28,6 +28,7 @@ struct Harness {
         config.projectId = project
         config.ephemeral = true
         config.maxBodyBytes = 64 * 1024
+        config.adminToken = adminToken
         self.config = config
         self.store = try store ?? SQLiteStore()
     }

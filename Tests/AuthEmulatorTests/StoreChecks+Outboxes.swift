@@ -201,6 +201,11 @@ extension StoreChecks {
             try await tx.saveSigningKey(old)
         }
         #expect(try await store.read { tx in try await tx.signingKey() } == new, label)
+        // The token secret: stored once; a second save (another daemon starting) keeps the first.
+        #expect(try await store.read { tx in try await tx.tokenSecret() } == nil, label)
+        try await store.write { tx in try await tx.saveTokenSecret(Data(repeating: 1, count: 32)) }
+        try await store.write { tx in try await tx.saveTokenSecret(Data(repeating: 2, count: 32)) }
+        #expect(try await store.read { tx in try await tx.tokenSecret() } == Data(repeating: 1, count: 32), label)
     }
 
     static func countsAndPasskeys(_ store: any AuthStore, _ label: Comment) async throws {

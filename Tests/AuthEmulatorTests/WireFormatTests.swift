@@ -45,30 +45,32 @@ struct WireFormatTests {
         }
     }
 
-    @Test("MFA pending credentials: round trip with and without tenant; JSONEncoder's form read; others refused")
+    @Test("MFA pending credentials: round trip with and without tenant; sealed; edited or forged ones refused")
     func pendingCredentials() throws {
+        let seal = TokenSeal()
         for tenant in ["t-1", nil] {
             let credential = MfaPendingCredential(
                 localId: "u1", signInProvider: "password", projectId: "p", tenantId: tenant, expiresAt: 1_800_000_000)
-            let text = credential.encoded()
+            let text = credential.encoded(sealedBy: seal)
             let bytes = try #require(Data(base64Encoded: text))
             let json = try JSONValue.parse(bytes)
-            #expect(json == (try JSONValue.from(credential)))
-            // Keys in sorted order, as the canonical serialization writes them.
-            #expect(Array(bytes) == json.serialized())
+            #expect(json["localId"] == "u1" && json["projectId"] == "p" && json["expiresAt"] == .number(1_800_000_000))
+            #expect(json["seal"]?.stringValue?.count == 43)
+            let decoded = try #require(MfaPendingCredential.open(text, seal: seal))
+            #expect(decoded.localId == "u1" && decoded.tenantId == tenant && decoded.expiresAt == 1_800_000_000)
+            #expect(decoded.signInProvider == "password" && decoded.projectId == "p")
+            #expect(MfaPendingCredential.open(text, seal: TokenSeal()) == nil)  // another daemon's secret
+            guard case .object(var object) = json else { return }
+            object["localId"] = "victim"
             #expect(
-                try JSONDecoder().decode(MfaPendingCredential.self, from: Data(base64Encoded: text)!).localId == "u1")
-            for form in [text, try JSONEncoder().encode(credential).base64EncodedString()] {
-                let decoded = try #require(MfaPendingCredential.decode(form))
-                #expect(decoded.localId == "u1" && decoded.tenantId == tenant && decoded.expiresAt == 1_800_000_000)
-                #expect(decoded.signInProvider == "password" && decoded.projectId == "p")
-            }
+                MfaPendingCredential.open(Data(JSONValue.object(object).serialized()).base64EncodedString(), seal: seal)
+                    == nil)
+            object["seal"] = nil
+            #expect(
+                MfaPendingCredential.open(Data(JSONValue.object(object).serialized()).base64EncodedString(), seal: seal)
+                    == nil)
         }
-        let forged = Data(
-            #"{"_AuthEmulatorMfaPendingCredential":"x","localId":"u","signInProvider":"p","projectId":"p","expiresAt":1}"#
-                .utf8)
-        #expect(MfaPendingCredential.decode(forged.base64EncodedString()) == nil)
-        #expect(MfaPendingCredential.decode("not base64 at all") == nil)
+        #expect(MfaPendingCredential.open("not base64 at all", seal: seal) == nil)
     }
 
     @Test("base64url made standard and padded; an ID token's tenant claim read, again from memory")
@@ -279,34 +281,38 @@ struct WireFormatTests {
         #expect(Date(timeIntervalSince1970: 4_102_444_799.999).rfc3339Millis == "2099-12-31T23:59:59.999Z")
     }
 
-    @Test("refresh tokens: round trip with tenant and second factor; base64url accepted; tampering refused")
+    @Test("refresh tokens: round trip with tenant and second factor; base64url accepted; edits and forgeries refused")
     func refreshTokens() throws {
+        let seal = TokenSeal()
         let token = RefreshToken(
-            localId: "u1", provider: "password", extraClaims: ["role": "admin"],
+            localId: "u1", provider: "password",
+            extraClaims: ["role": "admin", "n": .number(0.1), "big": .number(1e21)],
             scope: Scope(projectId: "p", tenantId: "t-1"),
             secondFactor: SecondFactorClaim(identifier: "e1", provider: "totp"), issuedAt: 1_700_000_000)
-        let encoded = token.encoded()
-        #expect(try RefreshToken.decode(encoded) == token)
+        let encoded = token.encoded(sealedBy: seal)
+        #expect(try RefreshToken.open(encoded, seal: seal) == token)
         let urlSafe = encoded.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
-        #expect(try RefreshToken.decode(urlSafe) == token)
+        #expect(try RefreshToken.open(urlSafe, seal: seal) == token)
         let plain = RefreshToken(localId: "u2", provider: "anonymous", scope: Scope(projectId: "p"), issuedAt: 5)
-        #expect(try RefreshToken.decode(plain.encoded()) == plain)
-        var full = token
-        full.authTime = 1_699_999_000
-        for variant in [token, plain, full] {
-            let bytes = try #require(Data(base64Encoded: variant.encoded()))
-            let json = try JSONValue.parse(bytes)
-            #expect(json == (try JSONValue.from(variant)))
-            #expect(Array(bytes) == json.serialized())  // keys sorted, as the canonical serialization
-        }
+        #expect(try RefreshToken.open(plain.encoded(sealedBy: seal), seal: seal) == plain)
         let json = String(decoding: Data(base64Encoded: encoded)!, as: UTF8.self)
-        #expect(json.hasPrefix(#"{"_AuthEmulatorRefreshToken":"DO NOT MODIFY","extraClaims":{"role":"admin"}"#))
+        #expect(json.hasPrefix(#"{"_AuthEmulatorRefreshToken":"DO NOT MODIFY","extraClaims":{"#))
+        let parsed = try JSONValue.parse(Data(json.utf8))
+        guard case .object(let members) = parsed else { return }
+        func edited(_ change: (inout [String: JSONValue]) -> Void) -> String {
+            var object = members
+            change(&object)
+            return Data(JSONValue.object(object).serialized()).base64EncodedString()
+        }
         for bad in [
             "x", Data(#"{"localId":"u1"}"#.utf8).base64EncodedString(),
             Data(json.replacingOccurrences(of: "DO NOT MODIFY", with: "MODIFIED").utf8).base64EncodedString(),
+            edited { $0["extraClaims"] = ["role": "admin", "admin": true] }, edited { $0["localId"] = "victim" },
+            edited { $0["seal"] = nil }, edited { $0["tenantId"] = nil }, edited { $0["issuedAt"] = .number(1e300) },
+            plain.encoded(sealedBy: TokenSeal()),
         ] {
-            #expect(throws: AuthError.invalidRefreshToken) { try RefreshToken.decode(bad) }
+            #expect(throws: AuthError.invalidRefreshToken) { try RefreshToken.open(bad, seal: seal) }
         }
     }
 

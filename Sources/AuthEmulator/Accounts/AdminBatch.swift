@@ -121,6 +121,7 @@ extension Emulator {
     /// provider ids with `sanityCheck`, local ids unless `allowOverwrite`); per-user failures come
     /// back as `error: [{index, message}]` with HTTP 200, in production's words.
     public func batchCreate(_ request: BatchCreateRequest, caller: Caller) async throws -> JSONValue {
+        try caller.requireAdmin()
         let scope = caller.scope
         let random = self.random
         let errors: [JSONValue] = try await store.write { tx in
@@ -355,6 +356,7 @@ extension Emulator {
 
     /// `accounts:batchGet`: pages in localId order; `maxResults` -1 means all (export).
     public func batchGet(maxResults: Int?, nextPageToken: String?, caller: Caller) async throws -> JSONValue {
+        try caller.requireAdmin()
         let scope = caller.scope
         var limit = maxResults ?? 20
         if limit == 0 { limit = 20 }
@@ -375,6 +377,7 @@ extension Emulator {
 
     /// `accounts:batchDelete`.
     public func batchDelete(localIds: [String]?, force: Bool, caller: Caller) async throws -> JSONValue {
+        try caller.requireAdmin()
         let ids = localIds ?? []
         // As firebase-tools: an empty list is out of the 1-1000 range like a long one.
         if ids.isEmpty || ids.count > 1000 { throw AuthError("LOCAL_ID_LIST_EXCEEDS_LIMIT") }
@@ -400,6 +403,7 @@ extension Emulator {
 
     /// `accounts:query`: all users sorted by localId, or just the count.
     public func queryAccounts(_ body: JSONValue, caller: Caller) async throws -> JSONValue {
+        try caller.requireAdmin()
         try await requireAuthEnabled(caller.scope)
         if body["expression"].map({ $0 != .null && $0 != .array([]) }) == true {
             throw AuthError.notImplemented("accounts:query with expression")

@@ -15,10 +15,9 @@ public struct MfaPendingCredential: Codable, Sendable {
         case localId, signInProvider, projectId, tenantId, expiresAt
     }
 
-    /// Base64 of the JSON `JSONEncoder` with sorted keys gives, built directly: an MFA sign-in
-    /// encodes one and decodes it twice (start, finalize), and `JSONEncoder`/`JSONDecoder` cost
-    /// ~80,000 instructions each time.
-    public func encoded() -> String {
+    /// Its members but the seal, in sorted order (the JSON `JSONEncoder` with sorted keys gives,
+    /// built directly: `JSONEncoder`/`JSONDecoder` cost ~80,000 instructions each time).
+    func content() -> SortedJSONObject {
         var object = SortedJSONObject()
         object.member(CodingKeys.marker.rawValue, .string(marker))
         object.member("expiresAt", .number(Double(expiresAt)))
@@ -26,18 +25,25 @@ public struct MfaPendingCredential: Codable, Sendable {
         object.member("projectId", .string(projectId))
         object.member("signInProvider", .string(signInProvider))
         object.member("tenantId", tenantId.map(JSONValue.string))
+        return object
+    }
+
+    /// Base64 of its JSON, the last member `seal` (`TokenSeal`) over the text of the others.
+    public func encoded(sealedBy seal: TokenSeal) -> String {
+        var object = content()
+        object.member("seal", .string(seal.seal(object.closedBytes)))
         return object.base64()
     }
 
-    /// Reads a credential made by `encoded()` (or by `JSONEncoder`); anything else is nil.
-    /// Decoded credentials are remembered: the same one comes back at start and at finalize.
-    public static func decode(_ string: String) -> MfaPendingCredential? {
-        if let known = decoded[string] { return known }
+    /// Reads a credential made by `encoded(sealedBy:)` with this seal; anything else, and one whose
+    /// members were changed, is nil.
+    public static func open(_ string: String, seal: TokenSeal) -> MfaPendingCredential? {
         guard let data = Data(base64Encoded: Base64.padded(string)), let json = try? JSONValue.parse(data),
             json[CodingKeys.marker.rawValue]?.stringValue == "DO NOT MODIFY",
             let localId = json["localId"]?.stringValue, let signInProvider = json["signInProvider"]?.stringValue,
             let projectId = json["projectId"]?.stringValue,
-            let expiresAt = json["expiresAt"]?.doubleValue?.truncatedInt64
+            let expiresAt = json["expiresAt"]?.doubleValue?.truncatedInt64,
+            let sealText = json["seal"]?.stringValue
         else { return nil }
         var tenantId: String?
         if let tenant = json["tenantId"], !tenant.isNull {
@@ -47,11 +53,9 @@ public struct MfaPendingCredential: Codable, Sendable {
         let credential = MfaPendingCredential(
             localId: localId, signInProvider: signInProvider, projectId: projectId, tenantId: tenantId,
             expiresAt: expiresAt)
-        decoded[string] = credential
+        guard seal.isValid(sealText, for: credential.content().closedBytes) else { return nil }
         return credential
     }
-
-    private static let decoded = BoundedCache<String, MfaPendingCredential>(capacity: 1024)
 }
 
 extension ScopeSettings {
@@ -117,7 +121,7 @@ extension Emulator {
                 localId: grant.user.localId, signInProvider: grant.provider, projectId: grant.scope.projectId,
                 tenantId: grant.scope.tenantId,
                 expiresAt: clock.now().epochSeconds + Int64(settings.emulator.mfaPendingCredentialLifetimeSeconds))
-            response["mfaPendingCredential"] = .string(pending.encoded())
+            response["mfaPendingCredential"] = .string(pending.encoded(sealedBy: tokens.seal))
             response["mfaInfo"] = .array(grant.user.enrollments.map(\.hint))
             return .object(response)
         }

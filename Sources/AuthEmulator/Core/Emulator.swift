@@ -48,6 +48,16 @@ public struct Caller: Sendable {
     }
 }
 
+extension Caller {
+    /// Admin-only operations check this themselves too, so no route that reaches them without the
+    /// admin credential (a mistake in the route table) can widen what a client may do.
+    public func requireAdmin() throws(AuthError) {
+        guard isAdmin else {
+            throw AuthError("INSUFFICIENT_PERMISSION", "Only authenticated requests can specify target_project_id.")
+        }
+    }
+}
+
 /// The whole domain graph: store, clock, randomness, tokens and options. Services are thin
 /// extensions over it, one file per capability.
 public final class Emulator: Sendable {
@@ -226,7 +236,7 @@ extension Emulator {
         refresh.authTime = authTime
         return [
             "idToken": .string(idToken),
-            "refreshToken": .string(refresh.encoded()),
+            "refreshToken": .string(refresh.encoded(sealedBy: tokens.seal)),
             "expiresIn": .string(String(TokenService.idTokenLifetime)),
         ]
     }

@@ -146,6 +146,9 @@ struct SortedJSONObject {
         bytes.append(UInt8(ascii: "]"))
     }
 
+    /// The text of the object as it stands (its members so far, closed), without ending it.
+    var closedBytes: [UInt8] { bytes + [UInt8(ascii: "}")] }
+
     /// The object's text.
     mutating func data() -> Data {
         bytes.append(UInt8(ascii: "}"))

@@ -4,9 +4,9 @@ extension Emulator {
     /// Resolves a pending credential: decodable, unexpired, of this project and tenant, and its
     /// user still there.
     static func pendingUser(
-        _ tx: any StoreTransaction, _ text: String, scope: Scope, now: Date
+        _ tx: any StoreTransaction, _ text: String, scope: Scope, now: Date, seal: TokenSeal
     ) async throws -> (UserRecord, MfaPendingCredential) {
-        guard let pending = MfaPendingCredential.decode(text), pending.expiresAt > now.epochSeconds else {
+        guard let pending = MfaPendingCredential.open(text, seal: seal), pending.expiresAt > now.epochSeconds else {
             throw AuthError.invalidMfaPendingCredential
         }
         guard pending.projectId == scope.projectId, pending.tenantId == scope.tenantId else {
@@ -33,7 +33,7 @@ extension Emulator {
             guard let id = request.mfaEnrollmentId, !id.isEmpty else {
                 throw AuthError("MISSING_MFA_ENROLLMENT_ID", "No second factor identifier is provided.")
             }
-            let (user, _) = try await Emulator.pendingUser(tx, text, scope: scope, now: now)
+            let (user, _) = try await Emulator.pendingUser(tx, text, scope: scope, now: now, seal: self.tokens.seal)
             guard let enrollment = user.enrollments.first(where: { $0.mfaEnrollmentId == id }) else {
                 throw AuthError.mfaEnrollmentNotFound
             }
@@ -67,7 +67,7 @@ extension Emulator {
             let verified =
                 totp
                 ? try await Emulator.verifyTotpFactor(
-                    tx, request, credential: text, scope: scope, settings: settings, now: now)
+                    tx, request, credential: text, scope: scope, settings: settings, now: now, seal: self.tokens.seal)
                 : try await self.verifySmsFactor(
                     tx, request, credential: text, scope: scope, settings: settings, now: now)
             let enrollmentId: String
@@ -75,7 +75,8 @@ extension Emulator {
             case .rejected(let error): return .failed(error)
             case .verified(let id): enrollmentId = id
             }
-            var (user, pending) = try await Emulator.pendingUser(tx, text, scope: scope, now: now)
+            var (user, pending) = try await Emulator.pendingUser(
+                tx, text, scope: scope, now: now, seal: self.tokens.seal)
             if user.isDisabled { throw AuthError.userDisabled }
             let provider =
                 user.enrollments.first { $0.mfaEnrollmentId == enrollmentId }?.totpInfo != nil ? "totp" : "phone"
@@ -109,7 +110,7 @@ extension Emulator {
     /// later time step than the last one used; the step is recorded.
     static func verifyTotpFactor(
         _ tx: any StoreTransaction, _ request: FinalizeMfaSignInRequest, credential: String, scope: Scope,
-        settings: ScopeSettings, now: Date
+        settings: ScopeSettings, now: Date, seal: TokenSeal
     ) async throws -> FactorVerification {
         guard let id = request.mfaEnrollmentId, !id.isEmpty else {
             throw AuthError("MISSING_MFA_ENROLLMENT_ID", "No second factor identifier is provided.")
@@ -117,7 +118,7 @@ extension Emulator {
         guard let code = request.totpVerificationInfo?.verificationCode, !code.isEmpty else {
             throw AuthError("MISSING_CODE")
         }
-        var (user, _) = try await pendingUser(tx, credential, scope: scope, now: now)
+        var (user, _) = try await pendingUser(tx, credential, scope: scope, now: now, seal: seal)
         guard let index = user.enrollments.firstIndex(where: { $0.mfaEnrollmentId == id }) else {
             throw AuthError.mfaEnrollmentNotFound
         }
@@ -145,7 +146,7 @@ extension Emulator {
         if info.androidVerificationProof != nil { throw AuthError.notImplemented("androidVerificationProof") }
         guard let code = info.code, !code.isEmpty else { throw AuthError("MISSING_CODE") }
         guard let sessionInfo = info.sessionInfo, !sessionInfo.isEmpty else { throw AuthError("MISSING_SESSION_INFO") }
-        let (user, _) = try await Emulator.pendingUser(tx, credential, scope: scope, now: now)
+        let (user, _) = try await Emulator.pendingUser(tx, credential, scope: scope, now: now, seal: tokens.seal)
         guard let pending = try await tx.sms(sessionInfo: sessionInfo), pending.localId == user.localId else {
             throw AuthError("INVALID_SESSION_INFO")
         }

@@ -206,7 +206,8 @@ public protocol TotpSessionRepository {
 /// Everything one transaction can touch.
 public protocol StoreTransaction: UserRepository, TenantRepository, ConfigRepository, OobCodeRepository,
     IdpConfigRepository, SmsOutboxRepository, TotpSessionRepository, AppVerificationRepository,
-    SigningKeyRepository, ClockSettingRepository, InspectorRepository, CodeListingVersionRepository
+    SigningKeyRepository, TokenSecretRepository, ClockSettingRepository, InspectorRepository,
+    CodeListingVersionRepository
 {}
 
 /// What a committed write changed that other processes keep in memory: caches of settings, the

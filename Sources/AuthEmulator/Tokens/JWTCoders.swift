@@ -45,6 +45,7 @@ extension IdTokenPayload {
         let firebase = claims["firebase"]
         self.init(
             user_id: claims["user_id"]?.stringValue, sub: claims["sub"]?.stringValue, aud: claims["aud"]?.stringValue,
+            iss: claims["iss"]?.stringValue,
             iat: claims["iat"]?.doubleValue, exp: claims["exp"]?.doubleValue,
             auth_time: claims["auth_time"]?.doubleValue,
             firebase: firebase?.objectValue.map { _ in

@@ -13,7 +13,7 @@ extension Emulator {
         guard let grantType = request.grantType, !grantType.isEmpty else { throw AuthError("MISSING_GRANT_TYPE") }
         guard grantType == "refresh_token" else { throw AuthError("INVALID_GRANT_TYPE") }
         guard let token = request.refreshToken, !token.isEmpty else { throw AuthError.missingRefreshToken }
-        let refresh = try RefreshToken.decode(token)
+        let refresh = try tokens.openRefreshToken(token)
         let scope = refresh.scope
         let user: UserRecord = try await store.sessionWrite { tx in
             guard var user = try await tx.user(scope, localId: refresh.localId) else {
@@ -47,6 +47,7 @@ extension Emulator {
     /// `projects/{p}:createSessionCookie`.
     public func createSessionCookie(idToken: String?, validDuration: String?, caller: Caller) async throws -> JSONValue
     {
+        try caller.requireAdmin()
         guard let idToken, !idToken.isEmpty else { throw AuthError.missingIdToken }
         let duration = Int64(validDuration ?? "") ?? 1_209_600
         guard (300...1_209_600).contains(duration) else { throw AuthError("INVALID_DURATION") }

@@ -34,8 +34,9 @@ public struct RefreshToken: Codable, Sendable, Equatable {
 
     public var scope: Scope { Scope(projectId: projectId, tenantId: tenantId) }
 
-    /// The same text `JSONEncoder` with sorted keys gives, built directly (it is on every sign-in).
-    public func encoded() -> String {
+    /// Its members but the seal, in sorted order (the text `JSONEncoder` with sorted keys gives,
+    /// built directly: it is on every sign-in).
+    func content() -> SortedJSONObject {
         var object = SortedJSONObject()
         object.member(CodingKeys.marker.rawValue, .string(marker))
         object.member("authTime", authTime.map { .number(Double($0)) })
@@ -50,24 +51,29 @@ public struct RefreshToken: Codable, Sendable, Equatable {
                 .object(["identifier": .string($0.identifier), "provider": .string($0.provider)])
             })
         object.member("tenantId", tenantId.map(JSONValue.string))
+        return object
+    }
+
+    /// Base64 of its JSON, the last member `seal` (`TokenSeal`) over the text of the others.
+    public func encoded(sealedBy seal: TokenSeal) -> String {
+        var object = content()
+        object.member("seal", .string(seal.seal(object.closedBytes)))
         return object.base64()
     }
 
-    /// Reads a token made by `encoded()`; anything else is `INVALID_REFRESH_TOKEN`. Decoded
-    /// tokens are remembered: a client refreshes with the same token again and again.
-    public static func decode(_ string: String) throws(AuthError) -> RefreshToken {
-        if let known = decoded[string] { return known }
-        let token = try parse(string)
-        decoded[string] = token
+    /// Reads a token made by `encoded(sealedBy:)` with this seal; anything else, and a token whose
+    /// members were changed, is `INVALID_REFRESH_TOKEN`.
+    static func open(_ string: String, seal: TokenSeal) throws(AuthError) -> RefreshToken {
+        guard let data = Data(base64Encoded: Base64.padded(string)),
+            let json = try? JSONValue.parse(data), let sealText = json["seal"]?.stringValue
+        else { throw AuthError.invalidRefreshToken }
+        let token = try parse(json)
+        guard seal.isValid(sealText, for: token.content().closedBytes) else { throw AuthError.invalidRefreshToken }
         return token
     }
 
-    private static let decoded = BoundedCache<String, RefreshToken>(capacity: 1024)
-
-    private static func parse(_ string: String) throws(AuthError) -> RefreshToken {
-        guard let data = Data(base64Encoded: Base64.padded(string)),
-            let json = try? JSONValue.parse(data),
-            json[CodingKeys.marker.rawValue]?.stringValue == "DO NOT MODIFY",
+    private static func parse(_ json: JSONValue) throws(AuthError) -> RefreshToken {
+        guard json[CodingKeys.marker.rawValue]?.stringValue == "DO NOT MODIFY",
             let localId = json["localId"]?.stringValue, let provider = json["provider"]?.stringValue,
             let projectId = json["projectId"]?.stringValue
         else { throw AuthError.invalidRefreshToken }

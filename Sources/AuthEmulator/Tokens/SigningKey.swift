@@ -49,15 +49,29 @@ public protocol SigningKeyRepository {
     func saveSigningKey(_ key: StoredSigningKey) async throws
 }
 
-/// The key tokens are signed with right now (nil: unsigned).
+/// The key tokens are signed with right now (nil: unsigned), and what verifies them.
 final class SigningState: @unchecked Sendable {
     private let lock = NSLock()
     private var current: StoredSigningKey?
+    private var currentVerifier: SigningVerifier?
 
     var key: StoredSigningKey? { lock.withLock { current } }
     var kid: JWKIdentifier? { key.map { JWKIdentifier(string: $0.kid) } }
+    /// Set while tokens are signed: every ID token received must verify with it.
+    var verifier: SigningVerifier? { lock.withLock { currentVerifier } }
 
-    func use(_ key: StoredSigningKey) { lock.withLock { current = key } }
+    func use(_ key: StoredSigningKey, verifier: SigningVerifier) {
+        lock.withLock {
+            current = key
+            currentVerifier = verifier
+        }
+    }
+}
+
+/// The public half of the signing key, and its `kid`.
+struct SigningVerifier: @unchecked Sendable {
+    let kid: String
+    let publicKey: _RSA.Signing.PublicKey
 }
 
 extension TokenService {
@@ -67,7 +81,9 @@ extension TokenService {
         await keys.add(
             rsa: key, digestAlgorithm: .sha256, kid: JWKIdentifier(string: stored.kid), parser: Self.parser,
             serializer: DefaultJWTSerializer(jsonEncoder: ClaimsEncoder()))
-        signing.use(stored)
+        let verifier = SigningVerifier(
+            kid: stored.kid, publicKey: try _RSA.Signing.PrivateKey(pemRepresentation: stored.privateKeyPEM).publicKey)
+        signing.use(stored, verifier: verifier)
     }
 
     /// The signing key in use, if tokens are signed.

@@ -1,3 +1,5 @@
+import Crypto
+import CryptoExtras
 import Foundation
 import JWTKit
 
@@ -52,6 +54,7 @@ struct IdTokenPayload: JWTPayload {
     var user_id: String?
     var sub: String?
     var aud: String?
+    var iss: String?
     var iat: Double?
     var exp: Double?
     var auth_time: Double?
@@ -69,6 +72,10 @@ public struct TokenService: Sendable {
     /// The RS256 key ID tokens and session cookies are signed with (none: unsigned).
     let signing = SigningState()
     private let decoded = BoundedCache<String, IdTokenClaims>(capacity: 1024)
+    /// Refresh tokens whose seal was checked (a client refreshes with the same one again and again).
+    private let openedRefreshTokens = BoundedCache<String, RefreshToken>(capacity: 1024)
+    /// What refresh tokens and MFA pending credentials are sealed with (`TokenSeal`).
+    public let seal = TokenSeal()
     let clock: any AuthClock
 
     /// jwt-kit's parser with the emulator's JSON decoding (see `ClaimsDecoder`).
@@ -137,22 +144,30 @@ public struct TokenService: Sendable {
     /// Decoded tokens are remembered: clients present the same ID token for its whole hour.
     /// A token past its `exp` on the emulator's clock answers `TOKEN_EXPIRED`, as production does
     /// (so a test that moves the clock an hour sees its ID token expire).
+    /// Where tokens are signed (RS256), the token is verified first (`verifySigned`), so a forged,
+    /// edited or unsigned one is `INVALID_ID_TOKEN`; only verified tokens are remembered.
     public func decodeIdToken(_ token: String) throws(AuthError) -> IdTokenClaims {
         let claims: IdTokenClaims
         if let known = decoded[token] {
             claims = known
         } else {
-            claims = try Self.decodeIdTokenClaims(token)
+            if let key = signing.verifier { try Self.verifySigned(token, with: key) }
+            claims = try Self.decodeIdTokenClaims(
+                token, issuer: signing.verifier == nil ? nil : "https://securetoken.google.com/")
             decoded[token] = claims
         }
         if let expiresAt = claims.expiresAt, expiresAt <= clock.now().epochSeconds { throw AuthError.tokenExpired }
         return claims
     }
 
-    static func decodeIdTokenClaims(_ token: String) throws(AuthError) -> IdTokenClaims {
+    /// The claims of an ID token; with `issuer`, its `iss` must be that prefix and its `aud`.
+    static func decodeIdTokenClaims(_ token: String, issuer: String? = nil) throws(AuthError) -> IdTokenClaims {
         guard let claims = try? Self.parser.parse([UInt8](token.utf8), as: IdTokenPayload.self).payload,
             let localId = claims.user_id ?? claims.sub, !localId.isEmpty
         else { throw AuthError.invalidIdToken }
+        if let issuer {
+            guard let audience = claims.aud, claims.iss == issuer + audience else { throw AuthError.invalidIdToken }
+        }
         var secondFactor: SecondFactorClaim?
         if let identifier = claims.firebase?.second_factor_identifier,
             let provider = claims.firebase?.sign_in_second_factor
@@ -164,6 +179,30 @@ public struct TokenService: Sendable {
             signInProvider: claims.firebase?.sign_in_provider ?? "custom", secondFactor: secondFactor,
             issuedAt: claims.iat?.truncatedInt64 ?? 0, expiresAt: claims.exp?.truncatedInt64,
             authTime: claims.auth_time?.truncatedInt64)
+    }
+
+    /// An RS256 token of the daemon's key: header `alg` RS256 and `kid` the key's, and a valid
+    /// PKCS#1 v1.5 SHA-256 signature over `header.payload`. Anything else is `INVALID_ID_TOKEN`.
+    static func verifySigned(_ token: String, with key: SigningVerifier) throws(AuthError) {
+        let parts = token.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        guard parts.count == 3, let headerData = Base64.decodeAny(String(decoding: parts[0], as: UTF8.self)),
+            let header = try? JSONValue.parse(headerData), header["alg"]?.stringValue == "RS256",
+            header["kid"]?.stringValue == key.kid,
+            let signature = Base64.decodeAny(String(decoding: parts[2], as: UTF8.self))
+        else { throw AuthError.invalidIdToken }
+        let signed = Data(token.utf8.prefix(parts[0].count + 1 + parts[1].count))
+        guard
+            key.publicKey.isValidSignature(
+                _RSA.Signing.RSASignature(rawRepresentation: signature), for: signed, padding: .insecurePKCS1v1_5)
+        else { throw AuthError.invalidIdToken }
+    }
+
+    /// A refresh token this daemon issued (its seal holds), else `INVALID_REFRESH_TOKEN`.
+    public func openRefreshToken(_ text: String) throws(AuthError) -> RefreshToken {
+        if let known = openedRefreshTokens[text] { return known }
+        let token = try RefreshToken.open(text, seal: seal)
+        openedRefreshTokens[text] = token
+        return token
     }
 
     /// A session cookie: the ID token's claims re-issued with a longer life (§5.4).

@@ -46,7 +46,7 @@ enum InspectorHandlers {
     }
 
     static func tools(_ request: PageRequest) async throws -> Response {
-        request.inspector.tools(request.request, request.inspectorScope)
+        try request.inspector.tools(request.request, request.inspectorScope)
     }
 
     static func export(_ request: PageRequest) async throws -> Response {
@@ -54,7 +54,7 @@ enum InspectorHandlers {
     }
 
     static func clearMessages(_ request: PageRequest, _ form: [String: String]) async throws -> Response {
-        let scope = request.inspectorScope
+        let scope = try request.inspectorScope
         try await request.emulator.clearSmsMessages(scope)
         return InspectorPages.redirect(
             "\(InspectorViews.scopePath(scope))/messages", notice: "The SMS outbox is empty.")
