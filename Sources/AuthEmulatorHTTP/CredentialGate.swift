@@ -51,7 +51,7 @@ struct CredentialGate {
         case .apiKey:
             if !hasKey { throw AuthError.missingAPIKey }
         case .admin:
-            if !isAdmin { throw hasKey ? Self.namesProjectWithoutAdmin : AuthError.missingAPIKey }
+            if !isAdmin { throw hasKey ? AuthError.adminCredentialRequired : AuthError.missingAPIKey }
         }
     }
 
@@ -65,7 +65,7 @@ struct CredentialGate {
         let fromBody = body["targetProjectId"]
         let fromQuery = query["targetProjectId"]
         guard fromBody != nil || fromQuery != nil else { return fallback }
-        guard isAdmin else { throw Self.namesProjectWithoutAdmin }
+        guard isAdmin else { throw AuthError.adminCredentialRequired }
         let named: String?
         switch fromBody {
         case .string(let text)?: named = text
@@ -87,9 +87,6 @@ struct CredentialGate {
         }
         return (fromBody, query["tenantId"]?.first)
     }
-
-    static let namesProjectWithoutAdmin = AuthError(
-        "INSUFFICIENT_PERMISSION", "Only authenticated requests can specify target_project_id.")
 
     /// Production's answer to a member of the wrong JSON type (a proto string field).
     static func notAString(_ field: String) -> AuthError {

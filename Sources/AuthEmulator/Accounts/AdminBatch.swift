@@ -350,7 +350,7 @@ extension Emulator {
     /// the body (`targetProjectId`), as an authenticated Admin SDK does.
     public static func requireTargetProject(_ named: Bool) throws {
         guard named else {
-            throw AuthError("INSUFFICIENT_PERMISSION", "Only authenticated requests can specify target_project_id.")
+            throw AuthError.adminCredentialRequired
         }
     }
 

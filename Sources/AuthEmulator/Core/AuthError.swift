@@ -81,6 +81,9 @@ extension AuthError {
         AuthError("UNAVAILABLE", "The emulator's database cannot take writes: \(detail)", kind: .unavailable)
     }
 
+    /// A request without the admin credential that names a project or reaches an admin operation.
+    public static let adminCredentialRequired = AuthError(
+        "INSUFFICIENT_PERMISSION", "Only authenticated requests can specify target_project_id.")
     public static let adminOnlyOperation = AuthError("ADMIN_ONLY_OPERATION")
     public static let claimsTooLarge = AuthError("CLAIMS_TOO_LARGE")
     public static let duplicateLocalId = AuthError("DUPLICATE_LOCAL_ID")

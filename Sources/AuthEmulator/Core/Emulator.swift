@@ -52,9 +52,7 @@ extension Caller {
     /// Admin-only operations check this themselves too, so no route that reaches them without the
     /// admin credential (a mistake in the route table) can widen what a client may do.
     public func requireAdmin() throws(AuthError) {
-        guard isAdmin else {
-            throw AuthError("INSUFFICIENT_PERMISSION", "Only authenticated requests can specify target_project_id.")
-        }
+        guard isAdmin else { throw AuthError.adminCredentialRequired }
     }
 }
 
