@@ -119,6 +119,18 @@ struct MfaRouteTests {
             #expect(next.status == 200)
             #expect(next.string("idToken").jwtPayload.value(at: "firebase.sign_in_second_factor") == "totp")
             #expect(next.string("idToken").jwtPayload.value(at: "firebase.sign_in_provider") == "password")
+            // The step a sign-in used is kept: the same code with a fresh credential is a replay.
+            let fresh = try await client.v1(
+                "accounts:signInWithPassword", ["email": "mfa@example.com", "password": "secret123"])
+            let replayed = try await Self.v2(
+                client, "mfaSignIn:finalize",
+                [
+                    "mfaPendingCredential": fresh["mfaPendingCredential"]!, "mfaEnrollmentId": enrollmentId,
+                    "totpVerificationInfo": .object([
+                        "verificationCode": .string(Self.code(secret, at: harness.clock.now().addingTimeInterval(30)))
+                    ]),
+                ])
+            #expect(replayed.errorMessage == "INVALID_CODE")
 
             harness.clock.advance(by: 601)
             let expired = try await Self.v2(

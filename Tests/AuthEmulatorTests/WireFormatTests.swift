@@ -71,6 +71,19 @@ struct WireFormatTests {
                     == nil)
         }
         #expect(MfaPendingCredential.open("not base64 at all", seal: seal) == nil)
+        // The nonce is sealed with the rest: two credentials of one user and second differ.
+        let once = MfaPendingCredential(
+            localId: "u1", signInProvider: "password", projectId: "p", expiresAt: 1_800_000_000, nonce: "n1")
+        #expect(MfaPendingCredential.open(once.encoded(sealedBy: seal), seal: seal)?.nonce == "n1")
+        var twice = once
+        twice.nonce = "n2"
+        #expect(twice.encoded(sealedBy: seal) != once.encoded(sealedBy: seal))
+        let edited = try JSONValue.parse(Data(base64Encoded: once.encoded(sealedBy: seal))!)
+        guard case .object(var object) = edited else { return }
+        object["nonce"] = "n2"
+        #expect(
+            MfaPendingCredential.open(Data(JSONValue.object(object).serialized()).base64EncodedString(), seal: seal)
+                == nil)
     }
 
     @Test("base64url made standard and padded; an ID token's tenant claim read, again from memory")
@@ -155,6 +168,13 @@ struct WireFormatTests {
         user.importedPasswordHash = ImportedPasswordHash(
             algorithm: "SCRYPT", signerKey: Data([1, 2]), saltSeparator: Data([7]), rounds: 8, memoryCost: 14,
             cpuMemCost: 1024, parallelization: 16, blockSize: 8, dkLen: 64, passwordHashOrder: "SALT_AND_PASSWORD")
+        var attempts = SignInAttempts()
+        attempts.passwordFailures = 3
+        attempts.passwordLastFailureAt = 1_700_000_000.5
+        attempts.passwordLockedUntil = 1_700_000_900.5
+        attempts.factors = ["m1": CodeFailures(count: 2, until: 1_700_000_900)]
+        attempts.pendingCredentials = ["0a1b": CodeFailures(count: 1, until: 1_700_000_600)]
+        user.signInAttempts = attempts
         return user
     }
 
@@ -166,10 +186,13 @@ struct WireFormatTests {
         // them without `storedValue` would be missing below and fail this test.
         expectEveryOptionalSet([
             user, user.providerUserInfo![0], factor, user.passkeyInfo![0], user.importedPasswordHash!,
+            user.signInAttempts!, user.signInAttempts!.factors!["m1"]!,
         ])
         #expect(user.storedValue == (try JSONValue.from(user)))
         #expect(try JSONDecoder().decode(UserRecord.self, from: user.storedData) == user)
         #expect(UserRecord(localId: "bare").storedValue == .object(["localId": "bare"]))
+        // Lockout counters pass: stored, never exported.
+        #expect(user.storedValue["signInAttempts"] != nil && user.exportValue["signInAttempts"] == nil)
         // The stored text is `storedValue`'s, keys sorted, with every field set or none.
         for record in [user, UserRecord(localId: "bare")] {
             #expect(Array(record.storedData) == record.storedValue.serialized())

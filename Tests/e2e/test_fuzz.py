@@ -124,6 +124,74 @@ def test_no_route_answers_5xx_on_postgres(postgres_daemon, routes, data, body, q
     fuzz_once(postgres_daemon, "postgres", data.draw(st.sampled_from(routes), label="route"), body, query, header)
 
 
+# The credential edges (issue 53): a daemon with an admin token of its own, sent everything that is
+# not that credential, with every JSON shape of what could widen its scope. The routes' declared
+# credentials come from the same document (`security`), so a route added later is covered.
+OWN_TOKEN = "fuzz-admin-token"
+not_the_admin = st.sampled_from([
+    {}, {"Authorization": "Bearer x"}, {"Authorization": "Bearer owner"},
+    {"Authorization": f"Bearer {OWN_TOKEN}x"}, {"Authorization": f"Bearer {OWN_TOKEN[:-1]}"},
+    {"Authorization": f"Bearer {OWN_TOKEN.upper()}"}, {"Authorization": f"Basic {OWN_TOKEN}"},
+    {"Authorization": OWN_TOKEN}, {"Authorization": "Bearer ya29.a0AfH6SM"}, {"Origin": "http://evil.test"},
+])
+scope_shapes = st.one_of(st.none(), st.just(""), st.just(PROJECT), st.just("other-project"), st.text(max_size=12),
+                         st.integers(-2**40, 2**40), st.booleans(), st.floats(allow_nan=False, allow_infinity=False),
+                         st.lists(st.text(max_size=6), max_size=2),
+                         st.dictionaries(st.text(max_size=4), st.text(max_size=4), max_size=2))
+tried_credentials = {"cases": 0}
+
+
+@pytest.fixture(scope="session")
+def own_token_daemon(tmp_path_factory):
+    daemon = Daemon(tmp_path_factory.mktemp("fuzz-own-token"), env={"AUTHEMU_ADMIN_TOKEN": OWN_TOKEN}).start()
+    yield daemon
+    daemon.stop()
+
+
+@pytest.fixture(scope="session")
+def secured_routes(own_token_daemon):
+    """(method, path, schemes) of every operation that takes a credential: the schemes it lists."""
+    spec = requests.get(f"{own_token_daemon.base}/emulator/openapi.json").json()
+    found = []
+    for path, item in sorted(spec["paths"].items()):
+        prefix = urllib.parse.urlparse((item.get("servers") or spec["servers"])[0]["url"]).path.rstrip("/")
+        concrete = re.sub(r"\{(\w+)\}", lambda m: {"project": PROJECT, "tenant": "t1"}.get(m.group(1), "x"),
+                          prefix + path)
+        for method in sorted(set(item) & METHODS):
+            choices = item[method].get("security", [])
+            if choices and all(choices):  # an empty choice: no credential needed (the emulator API)
+                found.append((method.upper(), concrete, frozenset(name for choice in choices for name in choice)))
+    assert len(found) > 100, len(found)
+    return found
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data(), credential=not_the_admin, field=st.sampled_from(["targetProjectId", "tenantId"]),
+       value=scope_shapes, where=st.sampled_from(["body", "query"]), key=st.booleans())
+def test_no_credential_but_the_admins_reaches_an_admin_route_or_names_a_project(
+        own_token_daemon, secured_routes, data, credential, field, value, where, key):
+    method, path, schemes = data.draw(st.sampled_from(secured_routes), label="route")
+    params = {"key": "fuzz-key"} if key else {}
+    body = {}
+    if where == "query" and value is not None:
+        params[field] = value if isinstance(value, str) else json.dumps(value)
+    else:
+        body[field] = value
+    response = requests.request(method, own_token_daemon.base + path, params=params, json=body,
+                                headers=credential, timeout=30)
+    tried_credentials["cases"] += 1
+    status, text = response.status_code, response.text[:300]
+    deliberate = status == 501 and "NOT_IMPLEMENTED" in text
+    assert status < 500 or deliberate, (method, path, status, text)
+    admin_only = schemes == {"admin"}
+    names_a_project = field == "targetProjectId" and (where == "query" and value is not None or method != "GET")
+    if admin_only or names_a_project:
+        assert not 200 <= status < 300, (method, path, credential, field, value, where, status, text)
+        error = response.json()["error"]
+        assert (error.get("status") in {"PERMISSION_DENIED", "UNAUTHENTICATED"}
+                or error["message"].startswith("INSUFFICIENT_PERMISSION")), (method, path, status, text)
+
+
 @pytest.mark.parametrize("store", ["sqlite", "postgres"])
 def test_daemon_still_serves_after_fuzzing(request, store):
     if store == "postgres" and not POSTGRES_URL:
@@ -133,3 +201,6 @@ def test_daemon_still_serves_after_fuzzing(request, store):
     # A fuzz run that tried nothing (deselected, or every example rejected) proves nothing.
     assert tried[store] >= EXAMPLES // 2, f"the fuzz test ran {tried[store]} of {EXAMPLES} cases on {store}"
     assert requests.get(f"{daemon.base}/readyz").json() == {"status": "ready"}
+    if store == "sqlite":
+        print(f"credential cases: {tried_credentials['cases']}")
+        assert tried_credentials["cases"] >= EXAMPLES // 2, "the credential fuzz test ran too few cases"

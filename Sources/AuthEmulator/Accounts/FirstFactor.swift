@@ -9,10 +9,13 @@ public struct MfaPendingCredential: Codable, Sendable {
     public var projectId: String
     public var tenantId: String?
     public var expiresAt: Int64
+    /// Random, so that two credentials of one user and second are two (each has its own count
+    /// of wrong codes); nil in credentials made before it existed.
+    public var nonce: String?
 
     enum CodingKeys: String, CodingKey {
         case marker = "_AuthEmulatorMfaPendingCredential"
-        case localId, signInProvider, projectId, tenantId, expiresAt
+        case localId, signInProvider, projectId, tenantId, expiresAt, nonce
     }
 
     /// Its members but the seal, in sorted order (the JSON `JSONEncoder` with sorted keys gives,
@@ -22,6 +25,7 @@ public struct MfaPendingCredential: Codable, Sendable {
         object.member(CodingKeys.marker.rawValue, .string(marker))
         object.member("expiresAt", .number(Double(expiresAt)))
         object.member("localId", .string(localId))
+        object.member("nonce", nonce.map(JSONValue.string))
         object.member("projectId", .string(projectId))
         object.member("signInProvider", .string(signInProvider))
         object.member("tenantId", tenantId.map(JSONValue.string))
@@ -50,9 +54,14 @@ public struct MfaPendingCredential: Codable, Sendable {
             guard let text = tenant.stringValue else { return nil }
             tenantId = text
         }
+        var nonce: String?
+        if let value = json["nonce"], !value.isNull {
+            guard let text = value.stringValue else { return nil }
+            nonce = text
+        }
         let credential = MfaPendingCredential(
             localId: localId, signInProvider: signInProvider, projectId: projectId, tenantId: tenantId,
-            expiresAt: expiresAt)
+            expiresAt: expiresAt, nonce: nonce)
         guard seal.isValid(sealText, for: credential.content().closedBytes) else { return nil }
         return credential
     }
@@ -120,7 +129,8 @@ extension Emulator {
             let pending = MfaPendingCredential(
                 localId: grant.user.localId, signInProvider: grant.provider, projectId: grant.scope.projectId,
                 tenantId: grant.scope.tenantId,
-                expiresAt: clock.now().epochSeconds + Int64(settings.emulator.mfaPendingCredentialLifetimeSeconds))
+                expiresAt: clock.now().epochSeconds + Int64(settings.emulator.mfaPendingCredentialLifetimeSeconds),
+                nonce: random.base64URL(16))
             response["mfaPendingCredential"] = .string(pending.encoded(sealedBy: tokens.seal))
             response["mfaInfo"] = .array(grant.user.enrollments.map(\.hint))
             return .object(response)

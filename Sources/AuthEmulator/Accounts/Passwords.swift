@@ -80,8 +80,10 @@ public enum Validation {
 }
 
 extension UserRecord {
-    /// Sets a new password (salted hash) and makes sure the `password` provider is linked.
+    /// Sets a new password (salted hash), makes sure the `password` provider is linked, and ends
+    /// any password lockout (production: "restore it by resetting your password").
     mutating func setPassword(_ password: String, random: any RandomSource, nowMillis: String) {
+        forgetPasswordFailures()
         let hashed = PasswordHasher.hash(password, random: random)
         passwordHash = hashed.hash
         salt = hashed.salt

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// `accounts:signInWithPassword` (v3 `verifyPassword`).
 public struct SignInWithPasswordRequest: Decodable, Sendable {
@@ -18,7 +19,9 @@ extension Emulator {
             throw AuthError.notImplemented("signInWithPassword with idToken")
         }
         let scope = caller.scope
-        let (user, settings, sessionClaims): (UserRecord, ScopeSettings, [String: JSONValue]) =
+        let now = clock.now().timeIntervalSince1970
+        let verdict = PasswordVerdict()
+        let outcome: PasswordSignInOutcome =
             try await writeWithBlockingFunctions(scope, sessionOnly: true) { tx, hooks, random in
                 let settings = try await self.enabledSettings(tx, scope)
                 if !settings.passwordSignUpEnabled { throw AuthError.passwordLoginDisabled }
@@ -37,9 +40,17 @@ extension Emulator {
                     throw privacy ? AuthError.invalidLoginCredentials : AuthError.emailNotFound
                 }
                 if user.isDisabled { throw AuthError.userDisabled }
-                guard user.hasPassword, PasswordHasher.verify(password, of: user) else {
-                    throw privacy ? AuthError.invalidLoginCredentials : AuthError.invalidPassword
+                let wrong = privacy ? AuthError.invalidLoginCredentials : AuthError.invalidPassword
+                guard user.hasPassword else { throw wrong }
+                let limits = AttemptLimits(settings.emulator)
+                if try user.checkPasswordLock(limits, now: now) { try await tx.save(scope, user) }
+                guard verdict.check(password, of: user) else {
+                    // Counted, committed, then answered.
+                    let error = user.recordWrongPassword(limits, now: now, error: wrong)
+                    if limits.passwordMaxAttempts > 0 { try await tx.save(scope, user) }
+                    return .refused(error)
                 }
+                if user.forgetPasswordFailures(), user.importedPasswordHash == nil { try await tx.save(scope, user) }
                 if user.importedPasswordHash != nil {
                     // As production: an imported hash is replaced by the emulator's own at the first
                     // sign-in (the password's update time stays the user's).
@@ -62,8 +73,14 @@ extension Emulator {
                         try await self.recordSignIn(tx, scope, &user)
                     }
                 }
-                return (user, settings, sessionClaims)
+                return .signedIn(user, settings, sessionClaims)
             }
+        let (user, settings, sessionClaims): (UserRecord, ScopeSettings, [String: JSONValue])
+        switch outcome {
+        case .refused(let error): throw error
+        case .signedIn(let signedIn, let scopeSettings, let claims):
+            (user, settings, sessionClaims) = (signedIn, scopeSettings, claims)
+        }
         // Disabled by its beforeSignIn function: the change is kept, the sign-in refused.
         if user.isDisabled { throw AuthError.userDisabled }
         var response: [String: JSONValue] = [
@@ -75,5 +92,28 @@ extension Emulator {
         var grant = SessionGrant(user: user, scope: scope, provider: "password")
         grant.extraClaims = sessionClaims
         return try await completeFirstFactor(grant, settings: settings, response: response)
+    }
+}
+
+/// What `signInWithPassword` did in its transaction: a wrong password is recorded (committed)
+/// and then answered.
+enum PasswordSignInOutcome: Sendable {
+    case signedIn(UserRecord, ScopeSettings, [String: JSONValue])
+    case refused(AuthError)
+}
+
+/// One sign-in's check of its password, kept across runs of its transaction: a store runs a
+/// `sessionWrite` body again as a `write` when it changed more than session times (a counted
+/// wrong password), and the hash, slow by design, need not be computed twice.
+final class PasswordVerdict: Sendable {
+    private let memo = Mutex<(hash: String?, salt: String?, right: Bool)?>(nil)
+
+    func check(_ password: String, of user: UserRecord) -> Bool {
+        if let known = memo.withLock({ $0 }), known.hash == user.passwordHash, known.salt == user.salt {
+            return known.right
+        }
+        let right = PasswordHasher.verify(password, of: user)
+        memo.withLock { $0 = (user.passwordHash, user.salt, right) }
+        return right
     }
 }

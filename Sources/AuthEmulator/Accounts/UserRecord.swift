@@ -93,6 +93,8 @@ public struct UserRecord: Codable, Sendable, Equatable {
     public var passkeyInfo: [PasskeyInfo]?
     /// How an imported `passwordHash` was made (production's algorithms); nil for the emulator's own.
     public var importedPasswordHash: ImportedPasswordHash?
+    /// Wrong passwords and codes counted towards a lockout; stored only, never on the wire.
+    public var signInAttempts: SignInAttempts?
 
     public init(localId: String) {
         self.localId = localId

@@ -46,8 +46,13 @@ extension UserRecord {
     /// a lookup's user built as a dictionary, then sorted to be written, cost ~20,000 instructions.
     public func wireData(forDownload: Bool) -> Data { text(forDownload ? .download : .lookup) }
 
-    /// The user for export: everything, including the hash, salt and TOTP secrets.
-    public var exportValue: JSONValue { storedValue }
+    /// The user for export: everything, including the hash, salt and TOTP secrets, but not the
+    /// lockout counters (a passing state, and not firebase-tools' format).
+    public var exportValue: JSONValue {
+        var user = self
+        user.signInAttempts = nil
+        return user.storedValue
+    }
 
     /// The record as stored and exported: exactly its synthesized `Codable` form (the keys and
     /// values `JSONEncoder` writes, which `JSONDecoder` reads back), built field by field:
@@ -112,6 +117,7 @@ extension UserRecord {
         members.appendIfPresent("providerUserInfo", providerUserInfo.map { .array($0.map(\.jsonValue)) })
         if form != .lookup { members.appendIfPresent("salt", salt.map(JSONValue.string)) }
         members.appendIfPresent("screenName", screenName.map(JSONValue.string))
+        if !wire { members.appendIfPresent("signInAttempts", signInAttempts.map(\.storedValue)) }
         members.appendIfPresent("tenantId", tenantId.map(JSONValue.string))
         members.appendIfPresent("validSince", validSince.map(JSONValue.string))
         return members
@@ -138,6 +144,27 @@ extension ImportedPasswordHash {
             object.setIfPresent(key, value.map { .number(Double($0)) })
         }
         object.setIfPresent("passwordHashOrder", passwordHashOrder.map(JSONValue.string))
+        return .object(object)
+    }
+}
+
+extension SignInAttempts {
+    /// As `JSONEncoder` writes it.
+    var storedValue: JSONValue {
+        var object: [String: JSONValue] = [:]
+        object.setIfPresent("passwordFailures", passwordFailures.map { .number(Double($0)) })
+        object.setIfPresent("passwordLastFailureAt", passwordLastFailureAt.map(JSONValue.number))
+        object.setIfPresent("passwordLockedUntil", passwordLockedUntil.map(JSONValue.number))
+        object.setIfPresent("factors", factors.map { .object($0.mapValues(\.storedValue)) })
+        object.setIfPresent("pendingCredentials", pendingCredentials.map { .object($0.mapValues(\.storedValue)) })
+        return .object(object)
+    }
+}
+
+extension CodeFailures {
+    var storedValue: JSONValue {
+        var object: [String: JSONValue] = ["count": .number(Double(count))]
+        object.setIfPresent("until", until.map(JSONValue.number))
         return .object(object)
     }
 }

@@ -151,12 +151,27 @@ extension Emulator {
         guard let secret = Base32.decode(session.secret),
             let step = Totp.matchingStep(
                 code: code, secret: secret, at: now, adjacentIntervals: settings.totpAdjacentIntervals)
-        else { throw AuthError("INVALID_CODE") }
+        else { return try await recordWrongCode(tx, session, limit: settings.emulator.mfaMaxAttempts) }
         enrollment.totpInfo = .object([:])
         enrollment.totpSecret = session.secret
         enrollment.totpLastUsedStep = step
         try await tx.deleteTotpSession(sessionInfo)
         return nil
+    }
+
+    /// Counts a wrong code against the enrollment session; at the limit (`mfaMaxAttempts`) the
+    /// session is gone and the lockout answered.
+    static func recordWrongCode(
+        _ tx: any StoreTransaction, _ session: TotpEnrollmentSession, limit: Int
+    ) async throws -> AuthError {
+        var session = session
+        session.attempts = (session.attempts ?? 0) + 1
+        guard limit > 0, session.attempts! >= limit else {
+            try await tx.saveTotpSession(session)
+            return AuthError("INVALID_CODE")
+        }
+        try await tx.deleteTotpSession(session.sessionInfo)
+        return AttemptLimits.codeLocked
     }
 
     /// The SMS code sent for the enrollment makes `enrollment` an SMS factor of its number (not one
@@ -177,7 +192,7 @@ extension Emulator {
         switch try await checkCode(
             tx, sessionInfo: sessionInfo, code: code, scope: scope, purposes: [.mfaEnrollment], settings: settings)
         {
-        case .rejected(let error): return error
+        case .rejected(let error), .wrong(let error): return error
         case .accepted(let message):
             if user.enrollments.contains(where: { $0.phoneInfo == message.phoneNumber }) {
                 throw AuthError.secondFactorExists

@@ -9,6 +9,8 @@ public struct TotpEnrollmentSession: Codable, Sendable, Equatable {
     /// The shared secret, base32.
     public var secret: String
     public var expiresAt: Date
+    /// Wrong codes given so far (nil: none).
+    public var attempts: Int?
 }
 
 /// `v2/accounts/mfaEnrollment:start`.

@@ -33,10 +33,13 @@ extension Emulator {
             guard let id = request.mfaEnrollmentId, !id.isEmpty else {
                 throw AuthError("MISSING_MFA_ENROLLMENT_ID", "No second factor identifier is provided.")
             }
-            let (user, _) = try await Emulator.pendingUser(tx, text, scope: scope, now: now, seal: self.tokens.seal)
+            var (user, _) = try await Emulator.pendingUser(tx, text, scope: scope, now: now, seal: self.tokens.seal)
             guard let enrollment = user.enrollments.first(where: { $0.mfaEnrollmentId == id }) else {
                 throw AuthError.mfaEnrollmentNotFound
             }
+            // A locked factor, or a credential that used up its tries, gets no more codes.
+            try user.checkCodeLock(
+                AttemptLimits(settings.emulator), factor: id, credential: text, now: now.timeIntervalSince1970)
             guard let phone = enrollment.phoneInfo else { throw AuthError.providerNotSupported }
             let path = try await Emulator.verifyApp(
                 tx, request.phoneSignInInfo ?? PhoneCodeRequest(), scope: scope, settings: settings,
@@ -64,19 +67,31 @@ extension Emulator {
             guard let text = request.mfaPendingCredential, !text.isEmpty else {
                 throw AuthError("MISSING_CREDENTIAL", "Please set MFA Pending Credential.")
             }
+            var (user, pending) = try await Emulator.pendingUser(
+                tx, text, scope: scope, now: now, seal: self.tokens.seal)
+            let limits = AttemptLimits(settings.emulator)
+            let asRead = user
+            let factor = try await Emulator.factorToProve(tx, request, totp: totp, user: user)
+            try user.checkCodeLock(limits, factor: factor, credential: text, now: now.timeIntervalSince1970)
             let verified =
                 totp
-                ? try await Emulator.verifyTotpFactor(
-                    tx, request, credential: text, scope: scope, settings: settings, now: now, seal: self.tokens.seal)
-                : try await self.verifySmsFactor(
-                    tx, request, credential: text, scope: scope, settings: settings, now: now)
+                ? try Emulator.verifyTotpFactor(request, user: &user, settings: settings, now: now)
+                : try await self.verifySmsFactor(tx, request, user: user, scope: scope, settings: settings)
             let enrollmentId: String
             switch verified {
             case .rejected(let error): return .failed(error)
+            case .wrong(let error):
+                // Counted against the factor and the credential, committed, then answered.
+                let answer = user.recordWrongCode(
+                    limits, factor: factor, credential: text, credentialExpiry: Double(pending.expiresAt),
+                    now: now.timeIntervalSince1970, error: error)
+                if limits.mfaMaxAttempts > 0 { try await tx.save(scope, user) }
+                return .failed(answer)
             case .verified(let id): enrollmentId = id
             }
-            var (user, pending) = try await Emulator.pendingUser(
-                tx, text, scope: scope, now: now, seal: self.tokens.seal)
+            user.forgetCodeFailures(factor: enrollmentId)
+            // The TOTP step used and the count forgotten (a sign-in alone saves only its times).
+            if user != asRead { try await tx.save(scope, user) }
             if user.isDisabled { throw AuthError.userDisabled }
             let provider =
                 user.enrollments.first { $0.mfaEnrollmentId == enrollmentId }?.totpInfo != nil ? "totp" : "phone"
@@ -106,19 +121,32 @@ extension Emulator {
         }
     }
 
+    /// The factor a finalize call means to prove, known before its code is checked so that a
+    /// locked factor is refused: the named TOTP factor, or the one the SMS session was sent for.
+    static func factorToProve(
+        _ tx: any StoreTransaction, _ request: FinalizeMfaSignInRequest, totp: Bool, user: UserRecord
+    ) async throws -> String? {
+        if totp {
+            guard let id = request.mfaEnrollmentId, !id.isEmpty else {
+                throw AuthError("MISSING_MFA_ENROLLMENT_ID", "No second factor identifier is provided.")
+            }
+            return id
+        }
+        guard let sessionInfo = request.phoneVerificationInfo?.sessionInfo, !sessionInfo.isEmpty else { return nil }
+        return try await tx.sms(sessionInfo: sessionInfo)?.mfaEnrollmentId
+    }
+
     /// A TOTP code for the named factor, inside the window and (with replay protection) of a
-    /// later time step than the last one used; the step is recorded.
+    /// later time step than the last one used; the step is recorded in `user` (saved by the caller).
     static func verifyTotpFactor(
-        _ tx: any StoreTransaction, _ request: FinalizeMfaSignInRequest, credential: String, scope: Scope,
-        settings: ScopeSettings, now: Date, seal: TokenSeal
-    ) async throws -> FactorVerification {
+        _ request: FinalizeMfaSignInRequest, user: inout UserRecord, settings: ScopeSettings, now: Date
+    ) throws -> FactorVerification {
         guard let id = request.mfaEnrollmentId, !id.isEmpty else {
             throw AuthError("MISSING_MFA_ENROLLMENT_ID", "No second factor identifier is provided.")
         }
         guard let code = request.totpVerificationInfo?.verificationCode, !code.isEmpty else {
             throw AuthError("MISSING_CODE")
         }
-        var (user, _) = try await pendingUser(tx, credential, scope: scope, now: now, seal: seal)
         guard let index = user.enrollments.firstIndex(where: { $0.mfaEnrollmentId == id }) else {
             throw AuthError.mfaEnrollmentNotFound
         }
@@ -130,23 +158,21 @@ extension Emulator {
             let step = Totp.matchingStep(
                 code: code, secret: secret, at: now, adjacentIntervals: settings.totpAdjacentIntervals),
             !settings.emulator.totpReplayProtection || step > (enrollment.totpLastUsedStep ?? Int64.min)
-        else { return .rejected(AuthError("INVALID_CODE")) }
+        else { return .wrong(AuthError("INVALID_CODE")) }
         enrollment.totpLastUsedStep = step
         user.mfaInfo?[index] = enrollment
-        try await tx.save(scope, user)
         return .verified(id)
     }
 
     /// The SMS code of the pending user's sign-in session, and the factor it was sent for.
     func verifySmsFactor(
-        _ tx: any StoreTransaction, _ request: FinalizeMfaSignInRequest, credential: String, scope: Scope,
-        settings: ScopeSettings, now: Date
+        _ tx: any StoreTransaction, _ request: FinalizeMfaSignInRequest, user: UserRecord, scope: Scope,
+        settings: ScopeSettings
     ) async throws -> FactorVerification {
         guard let info = request.phoneVerificationInfo else { throw AuthError.providerNotSupported }
         if info.androidVerificationProof != nil { throw AuthError.notImplemented("androidVerificationProof") }
         guard let code = info.code, !code.isEmpty else { throw AuthError("MISSING_CODE") }
         guard let sessionInfo = info.sessionInfo, !sessionInfo.isEmpty else { throw AuthError("MISSING_SESSION_INFO") }
-        let (user, _) = try await Emulator.pendingUser(tx, credential, scope: scope, now: now, seal: tokens.seal)
         guard let pending = try await tx.sms(sessionInfo: sessionInfo), pending.localId == user.localId else {
             throw AuthError("INVALID_SESSION_INFO")
         }
@@ -154,6 +180,7 @@ extension Emulator {
             tx, sessionInfo: sessionInfo, code: code, scope: scope, purposes: [.mfaSignIn], settings: settings)
         {
         case .rejected(let error): return .rejected(error)
+        case .wrong(let error): return .wrong(error)
         case .accepted(let message):
             let masked = MfaEnrollment.mask(message.phoneNumber)
             guard
@@ -175,5 +202,8 @@ enum MfaSignInOutcome: Sendable {
 /// Whether a second factor's code was right (and which enrollment it proved).
 enum FactorVerification {
     case verified(String)
+    /// Nothing to check the code against (the session cannot take one).
     case rejected(AuthError)
+    /// A wrong code: it counts towards the factor's and the credential's lockout.
+    case wrong(AuthError)
 }

@@ -103,7 +103,7 @@ extension Emulator {
         switch try await checkCode(
             tx, sessionInfo: sessionInfo, code: code, scope: scope, purposes: [.signIn], settings: settings)
         {
-        case .rejected(let error): return .rejected(error)
+        case .rejected(let error), .wrong(let error): return .rejected(error)
         case .accepted(var message):
             message.usedFor = Emulator.usedFor(operation: request.operation, hasIdToken: request.idToken != nil)
             try await tx.updateSms(message)

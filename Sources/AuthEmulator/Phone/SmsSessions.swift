@@ -4,7 +4,10 @@ import Foundation
 /// attempt has been recorded (wrong codes count towards the lock even though the call fails).
 public enum CodeCheck: Sendable {
     case accepted(SmsMessage)
+    /// The session cannot take a code (unknown, used, expired, locked).
     case rejected(AuthError)
+    /// The code was compared and wrong: `INVALID_CODE`, or the lockout it just caused.
+    case wrong(AuthError)
 }
 
 /// What a new SMS is for and where it goes.
@@ -129,10 +132,10 @@ extension Emulator {
             if message.attempts >= settings.emulator.maxAttempts {
                 message.status = .locked
                 try await tx.updateSms(message)
-                return .rejected(AuthError("TOO_MANY_ATTEMPTS_TRY_LATER"))
+                return .wrong(AuthError("TOO_MANY_ATTEMPTS_TRY_LATER"))
             }
             try await tx.updateSms(message)
-            return .rejected(AuthError("INVALID_CODE"))
+            return .wrong(AuthError("INVALID_CODE"))
         }
         message.status = .used
         try await tx.updateSms(message)

@@ -2,7 +2,7 @@ import Foundation
 
 /// Emulator behaviour of one project that production does not expose (authemu extension key
 /// `emulatorSettings` of the v2 config; tenants use their project's): SMS code lifetime,
-/// attempts, supersession and quotas; MFA limits and lifetimes.
+/// attempts, supersession and quotas; MFA limits and lifetimes; password and second-factor lockouts.
 public struct EmulatorSettings: Sendable, Equatable {
     /// Seconds a code stays valid (`SESSION_EXPIRED` afterwards).
     public var codeLifetimeSeconds: Int = 600
@@ -31,6 +31,17 @@ public struct EmulatorSettings: Sendable, Equatable {
     /// The project's custom Firebase Hosting domains: when listed, an action link's `linkDomain`
     /// must be one of them or the project's own (`INVALID_HOSTING_LINK_DOMAIN`).
     public var hostingDomains: [String] = []
+    /// Wrong passwords in a row before password sign-in locks (`TOO_MANY_ATTEMPTS_TRY_LATER`);
+    /// 0 = never. Production does not publish its limit.
+    public var passwordMaxAttempts: Int = 10
+    /// Seconds a password lock lasts, and how close together wrong passwords must be to count
+    /// as in a row. A password reset or a new password ends it at once.
+    public var passwordLockoutSeconds: Int = 900
+    /// Wrong second-factor codes in a row before the factor locks, and most wrong codes one MFA
+    /// pending credential may make; 0 = never.
+    public var mfaMaxAttempts: Int = 5
+    /// Seconds a second factor's lock lasts.
+    public var mfaLockoutSeconds: Int = 900
 
     public init() {}
 
@@ -52,6 +63,10 @@ public struct EmulatorSettings: Sendable, Equatable {
         }
         if let number = value["oobCodeLifetimeSeconds"]?.doubleValue?.truncatedInt { oobCodeLifetimeSeconds = number }
         if let domains = value["hostingDomains"]?.arrayValue { hostingDomains = domains.compactMap(\.stringValue) }
+        if let number = value["passwordMaxAttempts"]?.doubleValue?.truncatedInt { passwordMaxAttempts = number }
+        if let number = value["passwordLockoutSeconds"]?.doubleValue?.truncatedInt { passwordLockoutSeconds = number }
+        if let number = value["mfaMaxAttempts"]?.doubleValue?.truncatedInt { mfaMaxAttempts = number }
+        if let number = value["mfaLockoutSeconds"]?.doubleValue?.truncatedInt { mfaLockoutSeconds = number }
     }
 
     /// Validates an `emulatorSettings` object from the REST API or the config file.
@@ -62,7 +77,8 @@ public struct EmulatorSettings: Sendable, Equatable {
             "smsCodeLifetimeSeconds": 1...86400, "smsMaxAttempts": 1...1000, "smsQuotaPerNumberPerHour": 0...1_000_000,
             "smsQuotaPerIpPerHour": 0...1_000_000, "mfaMaxEnrolledFactors": 1...100,
             "mfaPendingCredentialLifetimeSeconds": 1...86400, "totpEnrollmentLifetimeSeconds": 1...86400,
-            "oobCodeLifetimeSeconds": 1...2_592_000,
+            "oobCodeLifetimeSeconds": 1...2_592_000, "passwordMaxAttempts": 0...1000,
+            "passwordLockoutSeconds": 1...86400, "mfaMaxAttempts": 0...1000, "mfaLockoutSeconds": 1...86400,
         ]
         for (key, field) in object {
             if key == "appVerification" {
