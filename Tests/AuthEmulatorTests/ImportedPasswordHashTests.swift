@@ -111,4 +111,136 @@ struct ImportedPasswordHashTests {
         #expect(!hash.verify("U*V", hash: stored, salt: Data()))
         #expect(!hash.verify("U*U", hash: Data("not-a-bcrypt-hash".utf8), salt: Data()))
     }
+
+    @Test(
+        "options outside production's bounds and ours are refused, naming the option",
+        arguments: [
+            (
+                ImportedPasswordHash(algorithm: "SCRYPT", signerKey: Data([1]), rounds: 9, memoryCost: 14),
+                "INVALID_HASH_ROUNDS"
+            ),
+            (
+                ImportedPasswordHash(algorithm: "SCRYPT", signerKey: Data([1]), rounds: 8, memoryCost: 15),
+                "INVALID_HASH_MEMORY_COST"
+            ),
+            (ImportedPasswordHash(algorithm: "SCRYPT", rounds: 8, memoryCost: 14), "INVALID_HASH_KEY"),
+            (ImportedPasswordHash(algorithm: "HMAC_SHA256"), "INVALID_HASH_KEY"),
+            (ImportedPasswordHash(algorithm: "SHA256", rounds: 8193), "INVALID_HASH_ROUNDS"),
+            (ImportedPasswordHash(algorithm: "PBKDF2_SHA256", rounds: 120_001), "INVALID_HASH_ROUNDS"),
+            (ImportedPasswordHash(algorithm: "PBKDF_SHA1", rounds: 10, dkLen: 65), "INVALID_HASH_DERIVED_KEY_LENGTH"),
+            (
+                ImportedPasswordHash(
+                    algorithm: "STANDARD_SCRYPT", cpuMemCost: 1 << 20, parallelization: 1, blockSize: 8),
+                "INVALID_HASH_MEMORY_COST"
+            ),
+            (
+                ImportedPasswordHash(algorithm: "STANDARD_SCRYPT", cpuMemCost: 1000, parallelization: 1, blockSize: 8),
+                "INVALID_HASH_MEMORY_COST"
+            ),
+            (
+                ImportedPasswordHash(
+                    algorithm: "STANDARD_SCRYPT", cpuMemCost: 1 << 17, parallelization: 2, blockSize: 8),
+                "INVALID_HASH_MEMORY_COST"
+            ),
+        ])
+    func bounds(options: ImportedPasswordHash, code: String) {
+        #expect(throws: AuthError.self) { try options.checkBounds() }
+        #expect((try? options.checkBounds()) == nil)
+        do { try options.checkBounds() } catch { #expect(error.code == code) }
+        // Never computed either, whatever is stored.
+        #expect(!options.verify("secret", hash: Data(repeating: 1, count: 32), salt: Data()))
+    }
+
+    @Test("bcrypt costs 4 to 12 are checked; above, the hash is refused at import and never computed")
+    func bcryptCosts() {
+        let hash = Self.options("BCRYPT")
+        let cost13 = Data("$2a$13$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW".utf8)
+        let cost31 = Data("$2b$31$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW".utf8)
+        for stored in [cost13, cost31] {
+            do {
+                try hash.checkBounds(hash: stored)
+                Issue.record("a cost above 12 passed")
+            } catch { #expect(error.code == "INVALID_PASSWORD_HASH") }
+            #expect(!hash.verify("U*U", hash: stored, salt: Data()))
+        }
+        #expect(
+            (try? hash.checkBounds(hash: Data("$2y$12$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW".utf8)))
+                != nil)
+        let pbkdf2 = Self.options("PBKDF2_SHA256", rounds: 10)
+        #expect((try? pbkdf2.checkBounds(hash: Data(count: 65))) == nil)
+        #expect((try? pbkdf2.checkBounds(hash: Data(count: 64))) != nil)
+    }
+
+    @Test(
+        "an upload outside the bounds: the request's options answer 400, a user's own options and hash a per-user error"
+    )
+    func uploads() async throws {
+        let harness = try Harness()
+        try await harness.run { client in
+            let path = "projects/example/accounts:batchCreate"
+            let rounds = try await client.v1(
+                path,
+                [
+                    "hashAlgorithm": "SCRYPT", "signerKey": "AQ==", "rounds": 9, "memoryCost": 14,
+                    "users": [["localId": "a", "passwordHash": "AQ=="]],
+                ],
+                admin: true)
+            #expect(rounds.status == 400 && rounds.errorMessage == "INVALID_HASH_ROUNDS : must be from 1 to 8.")
+            let perUser = try await client.v1(
+                path,
+                [
+                    "hashAlgorithm": "BCRYPT",
+                    "users": [
+                        [
+                            "localId": "slow", "email": "slow@example.com",
+                            "passwordHash": .string(
+                                Data("$2a$16$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW".utf8)
+                                    .base64EncodedString()),
+                        ],
+                        [
+                            "localId": "own", "email": "own@example.com", "passwordHash": "AQ==",
+                            "emulatorPasswordHash": [
+                                "algorithm": "SCRYPT", "signerKey": "AQ==", "rounds": 100, "memoryCost": 14,
+                            ],
+                        ],
+                        [
+                            "localId": "fine", "email": "fine@example.com",
+                            "passwordHash": .string(
+                                Data("$2a$05$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW".utf8)
+                                    .base64EncodedString()),
+                        ],
+                    ],
+                ],
+                admin: true)
+            #expect(perUser.status == 200)
+            #expect(
+                perUser["error"] == [
+                    [
+                        "index": 0,
+                        "message": "INVALID_PASSWORD_HASH : a bcrypt hash ($2a$, $2b$ or $2y$) of cost 4 to 12.",
+                    ],
+                    ["index": 1, "message": "INVALID_HASH_ROUNDS : must be from 1 to 8."],
+                ])
+            let fine = try await client.v1(
+                "accounts:signInWithPassword", ["email": "fine@example.com", "password": "U*U"])
+            #expect(fine.status == 200)
+        }
+    }
+
+    @Test("a record stored outside the bounds (before them, or from a file) is refused at sign-in without computing")
+    func storedOutsideBounds() async throws {
+        let harness = try Harness()
+        var user = UserRecord(localId: "old")
+        user.email = "old@example.com"
+        user.passwordHash = Data("$2b$31$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW".utf8)
+            .base64EncodedString()
+        user.importedPasswordHash = ImportedPasswordHash(algorithm: "BCRYPT")
+        let stored = user
+        try await harness.store.write { tx in try await tx.save(Scope(projectId: "example"), stored) }
+        try await harness.run { client in
+            let reply = try await client.v1(
+                "accounts:signInWithPassword", ["email": "old@example.com", "password": "U*U"])
+            #expect(reply.status == 400 && reply.errorMessage == "INVALID_PASSWORD")
+        }
+    }
 }

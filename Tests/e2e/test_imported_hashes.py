@@ -85,3 +85,69 @@ def test_bcrypt_and_the_hash_options_in_an_authemu_download(api, admin_auth):
     bad = api.admin("POST", "v1/projects/e2e-project/accounts:batchCreate",
                     {"hashAlgorithm": "ROT13", "users": [{"localId": "x", "passwordHash": "YQ=="}]})
     assert (bad.status_code, error_message(bad)) == (400, "INVALID_HASH_ALGORITHM : Unsupported hash algorithm ROT13.")
+
+
+def firebase_scrypt(password, salt, key, separator, rounds, memory_cost):
+    """Firebase's modified scrypt computed independently (hashlib and cryptography's AES-CTR)."""
+    from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+
+    derived = hashlib.scrypt(password.encode(), salt=salt + separator, n=2 ** memory_cost, r=rounds, p=1, dklen=64)
+    encryptor = Cipher(algorithms.AES(derived[:32]), modes.CTR(bytes(16))).encryptor()
+    return encryptor.update(key) + encryptor.finalize()
+
+
+@pytest.mark.parametrize("rounds", range(1, 9))
+def test_firebase_scrypt_signs_in_for_every_rounds_production_accepts(api, admin_auth, rounds):
+    from firebase_admin import auth
+
+    key, separator, salt = b"a-project-signer-key-0123456789abcdef", b"\x07", b"salt-%d" % rounds
+    digest = firebase_scrypt(PASSWORD, salt, key, separator, rounds, 10)
+    options = auth.UserImportHash.scrypt(key=key, salt_separator=separator, rounds=rounds, memory_cost=10)
+    import_and_sign_in(api, admin_auth, f"scrypt-r{rounds}", options, digest, salt, PASSWORD)
+
+
+def test_a_downloaded_scrypt_user_uploads_back_and_signs_in(api, admin_auth):
+    from firebase_admin import auth
+
+    key, separator, salt = b"another-signer-key", b"\x01\x02", b"round-trip"
+    auth_module, app = admin_auth
+    digest = firebase_scrypt(PASSWORD, salt, key, separator, 4, 9)
+    auth_module.import_users([auth.ImportUserRecord(uid="trip", email="trip@example.com", password_hash=digest,
+                                                    password_salt=salt)],
+                             hash_alg=auth.UserImportHash.scrypt(key=key, salt_separator=separator, rounds=4,
+                                                                 memory_cost=9), app=app)
+    path = "v1/projects/e2e-project/accounts"
+    record = [u for u in api.admin("GET", f"{path}:batchGet", params={"maxResults": -1}).json()["users"]
+              if u["localId"] == "trip"][0]
+    assert record["emulatorPasswordHash"] == {"algorithm": "SCRYPT", "signerKey": base64.b64encode(key).decode(),
+                                              "saltSeparator": "AQI=", "rounds": 4, "memoryCost": 9}
+    ok = api.admin("POST", f"{path}:batchDelete", {"localIds": ["trip"], "force": True})
+    assert ok.status_code == 200, ok.text
+    uploaded = api.admin("POST", f"{path}:batchCreate", {"users": [record]})
+    assert uploaded.status_code == 200 and "error" not in uploaded.json(), uploaded.text
+    signed_in = api.v1("accounts:signInWithPassword", {"email": "trip@example.com", "password": PASSWORD})
+    assert signed_in.status_code == 200, signed_in.text
+
+
+@pytest.mark.parametrize("body, message", [
+    ({"hashAlgorithm": "SCRYPT", "signerKey": "AQ==", "rounds": 17, "memoryCost": 14},
+     "INVALID_HASH_ROUNDS : must be from 1 to 8."),
+    ({"hashAlgorithm": "STANDARD_SCRYPT", "cpuMemCost": 1048576, "blockSize": 8, "parallelization": 1},
+     "INVALID_HASH_MEMORY_COST : scrypt's work (memoryCost × blockSize × parallelization) must be at most 2^20, "
+     "its memory (128 × blockSize × memoryCost) at most 128 MiB."),
+    ({"hashAlgorithm": "HMAC_SHA256"}, "INVALID_HASH_KEY : HMAC needs a signer key."),
+])
+def test_hash_options_beyond_the_bounds_are_refused(api, body, message):
+    refused = api.admin("POST", "v1/projects/e2e-project/accounts:batchCreate",
+                        {**body, "users": [{"localId": "x", "passwordHash": "YQ=="}]})
+    assert (refused.status_code, error_message(refused)) == (400, message)
+
+
+def test_a_bcrypt_hash_of_cost_16_is_refused_for_its_user_only(api):
+    slow = base64.b64encode(b"$2a$16$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW").decode()
+    answer = api.admin("POST", "v1/projects/e2e-project/accounts:batchCreate",
+                       {"hashAlgorithm": "BCRYPT", "users": [{"localId": "slow", "passwordHash": slow},
+                                                             {"localId": "plain", "rawPassword": "secret123"}]})
+    assert answer.status_code == 200
+    assert answer.json()["error"] == [
+        {"index": 0, "message": "INVALID_PASSWORD_HASH : a bcrypt hash ($2a$, $2b$ or $2y$) of cost 4 to 12."}]

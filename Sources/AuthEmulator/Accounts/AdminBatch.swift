@@ -80,22 +80,6 @@ public struct BatchCreateRequest: Decodable, Sendable {
             throw AuthError(
                 "INVALID_PASSWORD_HASH_ORDER", "passwordHashOrder must be SALT_AND_PASSWORD or PASSWORD_AND_SALT.")
         }
-        // Bounds of the Admin SDKs, and scrypt's memory (128·r·N) at most 256 MiB: an upload cannot
-        // make each sign-in allocate gigabytes.
-        let limits: [(String, Int?, ClosedRange<Int>)] = [
-            ("HASH_ROUNDS", rounds, 0...120_000), ("HASH_MEMORY_COST", memoryCost, 1...14),
-            ("HASH_MEMORY_COST", cpuMemCost, 1...1_048_576), ("HASH_PARALLELIZATION", parallelization, 1...16),
-            ("HASH_BLOCK_SIZE", blockSize, 1...64), ("HASH_DERIVED_KEY_LENGTH", dkLen, 1...1024),
-        ]
-        for (code, value, range) in limits {
-            if let value, !range.contains(value) {
-                throw AuthError("INVALID_\(code)", "must be from \(range.lowerBound) to \(range.upperBound).")
-            }
-        }
-        if 128 * (blockSize ?? 8) * (cpuMemCost ?? 1) > 256 << 20 {
-            throw AuthError(
-                "INVALID_HASH_MEMORY_COST", "scrypt would need more than 256 MiB (128 × blockSize × memoryCost).")
-        }
         func bytes(_ field: String?, _ name: String) throws(AuthError) -> Data? {
             guard let field else { return nil }
             guard let data = Base64.decodeAny(field) else {
@@ -103,11 +87,13 @@ public struct BatchCreateRequest: Decodable, Sendable {
             }
             return data
         }
-        return ImportedPasswordHash(
+        let options = ImportedPasswordHash(
             algorithm: name, signerKey: try bytes(signerKey, "SIGNER_KEY"),
             saltSeparator: try bytes(saltSeparator, "SALT_SEPARATOR"), rounds: rounds, memoryCost: memoryCost,
             cpuMemCost: cpuMemCost, parallelization: parallelization, blockSize: blockSize, dkLen: dkLen,
             passwordHashOrder: passwordHashOrder == "UNSPECIFIED_ORDER" ? nil : passwordHashOrder)
+        try options.checkBounds()
+        return options
     }
 
     public init(users: [ImportedUser], allowOverwrite: Bool) {
@@ -219,7 +205,7 @@ extension Emulator {
         throws -> UserRecord
     {
         var user = try importedProfile(input, scope: scope, uploadMillis: uploadMillis)
-        setImportedPassword(&user, input, random: random, hashOptions: hashOptions)
+        try setImportedPassword(&user, input, random: random, hashOptions: hashOptions)
         let providers = try importedProviders(input, of: user)
         user.providerUserInfo = providers.isEmpty ? nil : providers
         if let factors = input.mfaInfo, !factors.isEmpty {
@@ -270,7 +256,7 @@ extension Emulator {
     static func setImportedPassword(
         _ user: inout UserRecord, _ input: BatchCreateRequest.ImportedUser, random: any RandomSource,
         hashOptions: ImportedPasswordHash?
-    ) {
+    ) throws(AuthError) {
         if let plaintext = input.rawPassword ?? input.passwordHash.flatMap(PasswordHasher.plaintextOfFakeHash) {
             let hashed = PasswordHasher.hash(plaintext, random: random)
             user.passwordHash = hashed.hash
@@ -279,6 +265,12 @@ extension Emulator {
             user.passwordHash = hash
             user.salt = input.salt
             user.importedPasswordHash = input.emulatorPasswordHash ?? hashOptions
+            // The request's options were checked once; a user's own (an authemu download's) and
+            // each hash are checked here, so no stored hash costs more than the bounds.
+            if let options = user.importedPasswordHash {
+                if input.emulatorPasswordHash != nil { try options.checkBounds() }
+                try options.checkBounds(hash: Base64.decodeAny(hash) ?? Data())
+            }
         }
     }
 

@@ -45,6 +45,8 @@ public struct ImportedPasswordHash: Codable, Sendable, Equatable {
 
     /// Whether `password` gives `hash` (with `salt`, both as uploaded) under these options.
     public func verify(_ password: String, hash: Data, salt: Data) -> Bool {
+        // Never computed outside the bounds, whatever is stored (`PasswordHashBounds.swift`).
+        guard (try? checkBounds()) != nil, (try? checkBounds(hash: hash)) != nil else { return false }
         if algorithm == "BCRYPT" { return Self.bcryptMatches(password, hash) }
         guard let computed = try? derive(password, salt: salt, length: hash.count) else { return false }
         if !hash.isEmpty, ConstantTime.equal(computed, hash) { return true }

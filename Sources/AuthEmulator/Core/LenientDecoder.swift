@@ -87,9 +87,17 @@ private struct ValueDecoder: Decoder {
     }
 }
 
-/// JSONValue fields keep the raw JSON (no coercion); everything else goes through the decoder.
+/// JSONValue fields keep the raw JSON (no coercion); `Data` is base64 text, as `JSONEncoder`
+/// writes it (an authemu download's `emulatorPasswordHash.signerKey`); everything else goes
+/// through the decoder.
 private func decodeValue<T: Decodable>(_ type: T.Type, _ value: JSONValue, _ path: [any CodingKey]) throws -> T {
     if T.self == JSONValue.self { return value as! T }
+    if T.self == Data.self, case .string(let text) = value {
+        guard let data = Base64.decodeAny(text) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: path, debugDescription: "must be base64"))
+        }
+        return data as! T
+    }
     return try T(from: ValueDecoder(value: value, codingPath: path))
 }
 
