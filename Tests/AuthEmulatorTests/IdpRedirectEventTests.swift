@@ -63,6 +63,36 @@ struct IdpRedirectEventTests {
         }
     }
 
+    @Test("what is kept is bounded: 16 KiB an event, the newest 10 per app and origin, 1,000 in all")
+    func bounded() async throws {
+        try await Harness().run { client in
+            func put(_ app: String, _ eventId: String, padding: Int = 0) async throws -> Harness.Reply {
+                let event =
+                    #"{"type":"signInViaRedirect","eventId":"\#(eventId)","postBody":"\#(String(repeating: "x", count: padding))"}"#
+                return try await client.call(
+                    .post, Self.store,
+                    #"{"apiKey":"k","appName":"\#(app)","appOrigin":"http://localhost:3000","authEvent":\#(event)}"#,
+                    key: false)
+            }
+            let large = try await put("a", "big", padding: 16 * 1024)
+            #expect(large.status == 400)
+            #expect(large.errorMessage == "AUTH_EVENT_TOO_LARGE : A redirect event may take at most 16384 bytes.")
+            #expect(try await put("a", "fits", padding: 15 * 1024).status == 200)
+            for index in 1...12 { try await put("a", "e\(index)").ok() }
+            func take(_ app: String) async throws -> JSONValue? {
+                try await client.call(
+                    .post, Self.take, #"{"apiKey":"k","appName":"\#(app)","appOrigin":"http://localhost:3000"}"#,
+                    key: false)["authEvent.eventId"]
+            }
+            var taken: [JSONValue] = []
+            while let eventId = try await take("a") { taken.append(eventId) }
+            #expect(taken == (3...12).reversed().map { .string("e\($0)") })
+            for index in 1...1001 { try await put("app\(index)", "e").ok() }
+            #expect(try await take("app1") == nil)  // the oldest went first
+            #expect(try await take("app2") == "e")
+        }
+    }
+
     @Test("bad requests: no apiKey, no appName, an origin that is not one, no event object")
     func badRequests() async throws {
         try await Harness().run { client in

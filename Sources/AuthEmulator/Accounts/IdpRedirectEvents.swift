@@ -8,6 +8,10 @@ import Synchronization
 /// app (`apiKey:appName`) and the app's origin, with the SDK's `eventId` and the page's
 /// `sessionId`; the iframe takes the newest one, once. Results live in memory for ten minutes:
 /// a redirect comes back in seconds, and a restart in between only loses that one sign-in.
+///
+/// The endpoint takes no credential, so what it keeps is bounded: an event of at most 16 KiB
+/// (`maxEventBytes`), the newest 10 per app and origin, 1,000 in all (the oldest go first), on the
+/// emulator's clock. At most ~17 MB, however it is called.
 public final class IdpRedirectEvents: Sendable {
     public struct Event: Sendable, Equatable {
         public var storageKey: String
@@ -19,6 +23,10 @@ public final class IdpRedirectEvents: Sendable {
     }
 
     static let lifetimeSeconds: Double = 600
+    /// The most bytes an event's fields may take (an SDK's auth event is under 4 KiB).
+    public static let maxEventBytes = 16 * 1024
+    static let maxPerApp = 10
+    static let maxEvents = 1000
     private let events = Mutex<[Event]>([])
 
     public init() {}
@@ -26,9 +34,16 @@ public final class IdpRedirectEvents: Sendable {
     func put(_ event: Event) {
         events.withLock { list in
             list.removeAll { $0.storedAt + Self.lifetimeSeconds < event.storedAt }
+            let sameApp = list.indices.filter {
+                list[$0].storageKey == event.storageKey && list[$0].appOrigin == event.appOrigin
+            }
+            if sameApp.count >= Self.maxPerApp { list.remove(at: sameApp[0]) }
+            if list.count >= Self.maxEvents { list.removeFirst(list.count - Self.maxEvents + 1) }
             list.append(event)
         }
     }
+
+    var count: Int { events.withLock { $0.count } }
 
     func take(storageKey: String, appOrigin: String, now: Double) -> Event? {
         events.withLock { list in
@@ -63,6 +78,13 @@ extension Emulator {
         let origin = try Self.redirectAppOrigin(request.appOrigin)
         guard let authEvent = request.authEvent, case .object = authEvent else {
             throw AuthError("MISSING_AUTH_EVENT", "authEvent must be an object.")
+        }
+        let size =
+            authEvent.serialized().count + storageKey.utf8.count + origin.utf8.count
+            + (request.eventId?.utf8.count ?? 0) + (request.sessionId?.utf8.count ?? 0)
+        guard size <= IdpRedirectEvents.maxEventBytes else {
+            throw AuthError(
+                "AUTH_EVENT_TOO_LARGE", "A redirect event may take at most \(IdpRedirectEvents.maxEventBytes) bytes.")
         }
         redirectEvents.put(
             .init(
