@@ -89,9 +89,10 @@ struct ApiRequest: Sendable {
     }
 
     /// The admin is `Bearer <admin_token>`, that exact token, compared in constant time. With the
-    /// default token (`owner`, which every Admin SDK sends to an emulator) Google access tokens
+    /// default token (`owner`, which every Admin SDK sends to an emulator) the token is compared in
+    /// any case (firebase-tools' suite sends `bEArEr OWNER`), and Google access tokens
     /// (`Bearer ya29.…`, what `gcloud auth print-access-token` gives) are the admin too, as for
-    /// firebase-tools; with an `admin_token` of one's own they are not. Another Bearer value is a
+    /// firebase-tools; with an `admin_token` of one's own neither holds. Another Bearer value is a
     /// 401; any other scheme is ignored.
     static func adminCredential(_ header: String?, ownerToken: String) throws(AuthError) -> Bool {
         guard let header else { return false }
@@ -99,7 +100,9 @@ struct ApiRequest: Sendable {
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { return false }
         let token = parts[1].trimmingCharacters(in: .whitespaces)
         if ConstantTime.equal(token, ownerToken) { return true }
-        if ownerToken == HTTPSettings.defaultAdminToken, token.hasPrefix("ya29.") { return true }
+        if ownerToken == HTTPSettings.defaultAdminToken {
+            if token.lowercased() == ownerToken || token.hasPrefix("ya29.") { return true }
+        }
         throw AuthError.invalidCredentials
     }
 
