@@ -8,7 +8,7 @@ import NIOHTTPTypesHTTP1
 /// The executor a connection's handlers run on, made for the connection's event loop; without one
 /// they run on Swift's global executor. The PostgreSQL store gives one: its statements run on NIO
 /// event loops, and a handler already on its connection's loop saves two or three thread wake-ups
-/// a request (`bench/README.md`, "Session 20").
+/// a request (`bench/README.md`, "handlers on their connection's event loop").
 public typealias ConnectionExecutor = @Sendable (any EventLoop) -> any TaskExecutor
 
 /// Hummingbird's HTTP/1 channel, plus the connection's guard (`ConnectionGuard`): timeouts, an

@@ -75,7 +75,7 @@ extension Emulator {
             try user.checkCodeLock(limits, factor: factor, credential: text, now: now.timeIntervalSince1970)
             let verified =
                 totp
-                ? try Emulator.verifyTotpFactor(request, user: &user, settings: settings, now: now)
+                ? try Emulator.verifyTotpFactor(factor ?? "", request, user: &user, settings: settings, now: now)
                 : try await self.verifySmsFactor(tx, request, user: user, scope: scope, settings: settings)
             let enrollmentId: String
             switch verified {
@@ -136,14 +136,11 @@ extension Emulator {
         return try await tx.sms(sessionInfo: sessionInfo)?.mfaEnrollmentId
     }
 
-    /// A TOTP code for the named factor, inside the window and (with replay protection) of a
+    /// A TOTP code for the factor `id` (`factorToProve`'s), inside the window and (with replay protection) of a
     /// later time step than the last one used; the step is recorded in `user` (saved by the caller).
     static func verifyTotpFactor(
-        _ request: FinalizeMfaSignInRequest, user: inout UserRecord, settings: ScopeSettings, now: Date
+        _ id: String, _ request: FinalizeMfaSignInRequest, user: inout UserRecord, settings: ScopeSettings, now: Date
     ) throws -> FactorVerification {
-        guard let id = request.mfaEnrollmentId, !id.isEmpty else {
-            throw AuthError("MISSING_MFA_ENROLLMENT_ID", "No second factor identifier is provided.")
-        }
         guard let code = request.totpVerificationInfo?.verificationCode, !code.isEmpty else {
             throw AuthError("MISSING_CODE")
         }
