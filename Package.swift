@@ -77,6 +77,7 @@ let package = Package(
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 "CCrypt",
                 "CBuildInfo",
             ],
@@ -84,6 +85,8 @@ let package = Package(
         ),
         /// The commit the binary was built from (scripts/build-release writes it; `BuildVersion`).
         .target(name: "CBuildInfo"),
+        /// SIGHUP ignored from the process's first instruction for `serve` and `exec`.
+        .target(name: "CEarlySignals"),
         /// glibc's `mallopt`, for the daemon's allocator settings (`MallocTuning`).
         .systemLibrary(name: "CMalloc"),
         /// Debian's libxcrypt, for the bcrypt hashes of imported users.
@@ -151,6 +154,7 @@ let package = Package(
             dependencies: [
                 "CSystemd",
                 "CMalloc",
+                "CEarlySignals",
                 "AuthEmulator",
                 "AuthEmulatorSQLite",
                 "AuthEmulatorPostgres",

@@ -72,7 +72,7 @@ public func buildRouter(emulator: Emulator, config: AppConfig) -> ExactPathRoute
 public func makeEmulator(
     config: AppConfig, store: any AuthStore, clock: any AuthClock = SystemClock(),
     random: any RandomSource = SystemRandomSource(), logger: Logger = Logger(label: "authemu"),
-    functions: (any BlockingFunctionTransport)? = nil
+    functions: (any BlockingFunctionTransport)? = nil, passwordCheck: PasswordCheck = .pooled
 ) async throws -> Emulator {
     let emulator = await Emulator(
         store: store, clock: clock, random: random,
@@ -80,7 +80,8 @@ public func makeEmulator(
             defaultProjectId: config.projectId, publicURL: config.resolvedPublicURL,
             publicURLIsFixed: config.publicURL != nil, singleProjectMode: config.singleProjectMode),
         logger: logger,
-        blockingFunctionTransport: try functions ?? BlockingFunctionHTTPClient(caFile: config.functionsCAFile))
+        blockingFunctionTransport: try functions ?? BlockingFunctionHTTPClient(caFile: config.functionsCAFile),
+        passwordCheck: passwordCheck)
     try await emulator.restoreClockSetting()
     try await emulator.loadTokenSecret()
     if let projects = config.projects { try await emulator.applyProjectSeeds(projects) }

@@ -176,7 +176,10 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         guard let parserError = error as? HTTPParserError else { return context.fireErrorCaught(error) }
-        guard phase == .idle || phase == .head else { return close(context) }
+        // A body that breaks its framing (a malformed chunk) is answered too, before anything
+        // else was (the handler waits for the body's end): the 400 is flushed and the connection
+        // closed at once, so nothing the handler might write later reaches the client.
+        guard phase == .idle || phase == .head || (phase == .body && !responseEnded) else { return close(context) }
         phase = .discarding
         if parserError == .headerOverflow {
             send(

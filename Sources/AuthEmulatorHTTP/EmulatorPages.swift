@@ -21,11 +21,12 @@ enum EmulatorPages {
 
     static func health(_ request: PageRequest) async throws -> Response { JSONResponse.make(.object(["status": "ok"])) }
 
-    /// 503 while the store cannot be reached (a PostgreSQL server that is down).
+    /// 503 while the store cannot be reached or read (a PostgreSQL server that is down, an SQLite
+    /// file truncated under the daemon); a change either way is logged once.
     static func readiness(_ request: PageRequest) async throws -> Response {
-        guard await request.emulator.store.isReady() else {
-            return ErrorEnvelope.response(for: .storeUnavailable("the store is not open"))
-        }
+        let ready = await request.emulator.store.isReady()
+        request.emulator.noteStoreReadiness(ready)
+        guard ready else { return ErrorEnvelope.response(for: .storeUnavailable("the store is not open")) }
         return JSONResponse.make(.object(["status": "ready"]))
     }
 

@@ -165,7 +165,9 @@ public final class SQLiteStore: AuthStore {
     }
 
     public func isReady() async -> Bool {
-        (try? await writer.read { db in try Int.fetchOne(db, sql: "SELECT 1") }) == 1
+        // A table's first page, not only the connection: a file truncated or replaced under the
+        // daemon has none.
+        (try? await writer.read { db in try db.execute(sql: "SELECT 1 FROM users LIMIT 1") }) != nil
     }
 
     /// Closes the database (checkpointing the WAL) on shutdown.
@@ -182,7 +184,8 @@ public final class SQLiteStore: AuthStore {
         }
     }
 
-    /// Storage failures that a client can wait out (disk full, read-only file) become 503s.
+    /// Storage failures (disk full, read-only, an I/O error, a file corrupted or replaced under
+    /// the daemon) become 503s: every SQLite error is the database's, never the request's.
     private func mapped<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
@@ -193,12 +196,7 @@ public final class SQLiteStore: AuthStore {
 
     private static func unavailable(_ error: any Error) -> any Error {
         guard let error = error as? DatabaseError else { return error }
-        switch error.resultCode {
-        case .SQLITE_FULL, .SQLITE_READONLY, .SQLITE_IOERR, .SQLITE_CANTOPEN, .SQLITE_BUSY, .SQLITE_LOCKED:
-            return AuthError.storeUnavailable(error.message ?? "\(error.resultCode)")
-        default:
-            return error
-        }
+        return AuthError.storeUnavailable(error.message ?? "\(error.resultCode)")
     }
 }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import AuthEmulator
 import AuthEmulatorHTTP
+import CEarlySignals
 import Foundation
 import Hummingbird
 import Logging
@@ -21,6 +22,7 @@ struct Serve: AsyncParsableCommand {
         LogSettings.shared.level = Logger.Level(rawValue: layer.logLevel ?? "info") ?? .info
         let logger = Logger(label: "authemu")
         fixed.logSources(logger)
+        if authemu_early_sighup_ignored() == 1 { logger.debug("SIGHUP ignored until the reload handler runs") }
         MallocTuning.apply()
         let files = FileDescriptorLimit.raiseToHard()
         logger.debug("open files limit \(files.after) (was \(files.before))")

@@ -101,7 +101,7 @@ struct CORSErrorTests {
             try harness.store.close()
             let ready = try await client.call(.get, "/readyz", key: false, headers: [.origin: Self.origin])
             Self.expectCORSError(
-                ready, status: 503, code: "The emulator's database cannot take writes: the store is not open")
+                ready, status: 503, code: "The emulator's database cannot be used: the store is not open")
         }
     }
 

@@ -54,12 +54,13 @@ struct Harness {
     /// Runs `body` against a fresh application; every call goes through the real router.
     func run(
         functions: (any BlockingFunctionTransport)? = nil, signedTokens: Bool = false,
-        _ body: @Sendable @escaping (Client) async throws -> Void
+        passwordCheck: PasswordCheck = .pooled, _ body: @Sendable @escaping (Client) async throws -> Void
     ) async throws {
         var config = self.config
         if signedTokens { config.tokenSigning = .rs256 }
         let emulator = try await makeEmulator(
-            config: config, store: store, clock: clock, random: SeededRandomSource(seed: seed), functions: functions)
+            config: config, store: store, clock: clock, random: SeededRandomSource(seed: seed), functions: functions,
+            passwordCheck: passwordCheck)
         let app = buildApplication(config: config, emulator: emulator)
         try await app.test(.router) { client in try await body(Client(client: client)) }
     }

@@ -203,7 +203,7 @@ struct StoreConformanceTests {
             Issue.record("a statement on a closed connection succeeded")
         } catch let error as AuthError {
             #expect(error.code == "UNAVAILABLE")
-            #expect(error.detail == "The emulator's database cannot take writes: PostgreSQL: I/O on closed channel")
+            #expect(error.detail == "The emulator's database cannot be used: PostgreSQL: I/O on closed channel")
         }
         // The pool drops the connection once it hears of the close, and leases a new one.
         let selected = { try? await store.session { try await $0.value(Int32.self, "SELECT 1") } }

@@ -101,7 +101,14 @@ def test_an_over_limit_content_length_is_refused_before_the_body(strict, expect)
      b"Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400,
      "INVALID_HTTP_REQUEST : The request is not valid HTTP/1.1: its framing (Content-Length with "
      "Transfer-Encoding, or a malformed chunk)."),
-], ids=["80KB-line", "unknown-method", "CL+TE"])
+    (b"POST " + SIGN_UP.encode() + b" HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+     b"Transfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n", 400,
+     "INVALID_HTTP_REQUEST : The request is not valid HTTP/1.1: an invalid chunk size."),
+    (b"POST " + SIGN_UP.encode() + b" HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+     b"Transfer-Encoding: chunked\r\n\r\n2\r\n{}XX\r\n0\r\n\r\n", 400,
+     "INVALID_HTTP_REQUEST : The request is not valid HTTP/1.1: its framing (Content-Length with "
+     "Transfer-Encoding, or a malformed chunk)."),
+], ids=["80KB-line", "unknown-method", "CL+TE", "chunk-size", "chunk-end"])
 def test_malformed_http_gets_an_enveloped_answer(strict, request_bytes, status, message):
     got, headers, reply = answer(read_until_closed(connect(strict, request_bytes)))
     assert (got, headers["connection"], headers["content-type"]) == (status, "close", "application/json; charset=utf-8")

@@ -180,6 +180,38 @@ def test_read_only_database_answers_503_and_recovers(tmp_path):
     assert check.stdout.strip() == "ok"
 
 
+def test_database_truncated_under_the_daemon_answers_503_not_500(tmp_path):
+    """The file is cut to nothing while the daemon runs (another program, a bad restore): reads
+    and writes answer 503 UNAVAILABLE in the envelope, /readyz turns 503, and the fault is
+    logged once; never a 500."""
+    daemon = Daemon(tmp_path, ephemeral=False)
+    daemon.start()
+    try:
+        api = Api(daemon.base)
+        created = ok(api.v1("accounts:signUp", {"email": "cut@example.com", "password": "secret123"})).json()
+        assert requests.get(f"{daemon.base}/readyz", timeout=5).status_code == 200
+        # The main file only: the -shm index is memory-mapped, and cutting a mapped file is a
+        # SIGBUS in any program that maps it (SQLite's documentation, "wal-index").
+        subprocess.run(["sqlite3", str(daemon.data), "PRAGMA wal_checkpoint(TRUNCATE)"], capture_output=True)
+        os.truncate(daemon.data, 0)
+        for call in (
+            lambda: api.v1("accounts:lookup", {"idToken": created["idToken"]}),
+            lambda: api.v1("accounts:signInWithPassword", {"email": "cut@example.com", "password": "secret123"}),
+            lambda: api.v1("accounts:signUp", {"email": "new@example.com", "password": "secret123"}),
+        ):
+            answer = call()
+            assert answer.status_code == 503, answer.text
+            assert answer.json()["error"]["status"] == "UNAVAILABLE"
+            assert answer.json()["error"]["message"] == "The emulator's database cannot be used: file is not a database"
+        for _ in range(2):
+            ready = requests.get(f"{daemon.base}/readyz", timeout=5)
+            assert ready.status_code == 503
+            assert ready.json()["error"]["status"] == "UNAVAILABLE"
+    finally:
+        daemon.stop()
+    assert daemon.log.read_text().count("the store does not answer: not ready") == 1
+
+
 @pytest.mark.parametrize("damage", ["truncate", "garbage"])
 def test_damaged_database_refuses_to_start_and_is_not_modified(tmp_path, damage):
     daemon = Daemon(tmp_path, ephemeral=False)

@@ -96,17 +96,26 @@ def test_watchdog_cadence(tmp_path):
         notify.close()
 
 
-def test_sighup_reloads_test_numbers_and_keeps_old_config_on_bad_file(tmp_path):
+def config_with_test_number(code, extra=""):
+    """A config file whose project has +15555550190 as a test number with `code`."""
+    return (f"projects:\n  {PROJECT}:\n    config:\n      signIn:\n        phoneNumber:\n"
+            f"          testPhoneNumbers: {{'+15555550190': '{code}'}}\n{extra}")
+
+
+def start_with_config(tmp_path, code):
+    """A daemon started from a config file (test number code `code`), with its notify socket."""
     config = tmp_path / "authemu.yaml"
-    config.write_text(f"projects:\n  {PROJECT}:\n    config:\n      signIn:\n        phoneNumber:\n"
-                      f"          testPhoneNumbers: {{'+15555550190': '111111'}}\n")
+    config.write_text(config_with_test_number(code))
     notify = NotifySocket(tmp_path)
     proc, port = start(tmp_path, notify, extra=["--config", str(config)])
-    base = f"http://127.0.0.1:{port}/identitytoolkit.googleapis.com/v1"
+    notify.wait_for("READY=1")
+    return config, notify, proc, f"http://127.0.0.1:{port}/identitytoolkit.googleapis.com/v1"
+
+
+def test_sighup_reloads_test_numbers_and_keeps_old_config_on_bad_file(tmp_path):
+    config, notify, proc, base = start_with_config(tmp_path, "111111")
     try:
-        notify.wait_for("READY=1")
-        config.write_text(f"projects:\n  {PROJECT}:\n    config:\n      signIn:\n        phoneNumber:\n"
-                          f"          testPhoneNumbers: {{'+15555550190': '222222'}}\n")
+        config.write_text(config_with_test_number("222222"))
         before = len(notify.messages)
         proc.send_signal(signal.SIGHUP)
         notify.wait_for("RELOADING=1")
@@ -133,6 +142,59 @@ def test_sighup_reloads_test_numbers_and_keeps_old_config_on_bad_file(tmp_path):
                               json={"sessionInfo": session, "code": "222222"})
         assert still.status_code == 200
         assert "was not applied, keeping the running configuration" in (tmp_path / "out.log").read_text()
+    finally:
+        proc.kill()
+        notify.close()
+
+
+def sighup_ignored(pid):
+    """Whether /proc says the process ignores SIGHUP (bit 0 of SigIgn)."""
+    with open(f"/proc/{pid}/status") as status:
+        line = next(line for line in status if line.startswith("SigIgn:"))
+    return int(line.split()[1], 16) & 1 == 1
+
+
+def test_sighup_during_start_up_is_ignored_not_fatal(tmp_path):
+    """SIGHUP is ignored from the process's first instruction (a constructor, before the Swift
+    runtime): a burst sent all through start-up leaves the daemon running and then ready."""
+    notify = NotifySocket(tmp_path)
+    proc, port = start(tmp_path, notify)
+    try:
+        while not sighup_ignored(proc.pid):
+            assert proc.poll() is None
+        sent = 0
+        while not any("READY=1" in m.split("\n") for _, m in notify.messages):
+            assert proc.poll() is None, f"exited {proc.returncode} after {sent} SIGHUPs"
+            proc.send_signal(signal.SIGHUP)
+            sent += 1
+            time.sleep(0.001)
+        assert sent > 0
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz", timeout=2) as response:
+            assert response.status == 200
+        proc.send_signal(signal.SIGHUP)
+        time.sleep(0.1)
+        assert proc.poll() is None
+    finally:
+        proc.kill()
+        notify.close()
+
+
+def test_a_reload_refused_in_one_part_applies_no_part(tmp_path):
+    """One project's change is valid, another's is not: the reload is refused whole, and the valid
+    change is not live either."""
+    config, notify, proc, base = start_with_config(tmp_path, "111111")
+    try:
+        config.write_text(config_with_test_number("333333", "  zz-other:\n    config:\n      mfa: {state: SOMETIMES}\n"))
+        reload_and_wait(proc, notify)
+        for code, status in (("333333", 400), ("111111", 200)):
+            session = requests.post(f"{base}/accounts:sendVerificationCode", params={"key": "k"},
+                                    json={"phoneNumber": "+15555550190"}).json()["sessionInfo"]
+            answer = requests.post(f"{base}/accounts:signInWithPhoneNumber", params={"key": "k"},
+                                   json={"sessionInfo": session, "code": code})
+            assert answer.status_code == status, answer.text
+        log = (tmp_path / "out.log").read_text()
+        assert "projects.zz-other.config: " in log
+        assert "was not applied, keeping the running configuration" in log
     finally:
         proc.kill()
         notify.close()

@@ -5,7 +5,7 @@ import Foundation
 /// plain JSON claims, `sub` required) or `access_token`, and for `saml.*` providers a
 /// `SAMLResponse` (`SamlAssertion`; alone, an IdP-initiated sign-in), read from `requestUri`'s
 /// query, then `postBody`, then the URI fragment (a later source wins).
-struct IdpAssertion {
+struct IdpAssertion: Sendable {
     var providerId: String
     var rawId: String
     var claims: [String: JSONValue]

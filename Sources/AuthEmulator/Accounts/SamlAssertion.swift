@@ -12,7 +12,14 @@ struct SamlAssertion {
     /// The emulator's JSON form; an XML document is turned into it.
     var response: JSONValue
 
+    /// The largest `SAMLResponse` read, as posted (base64 of a signed response with its
+    /// certificate is 10–20 KB); larger is refused before it is decoded.
+    static let maxBytes = 128 * 1024
+
     init(_ posted: String) throws(AuthError) {
+        guard posted.utf8.count <= Self.maxBytes else {
+            throw AuthError("INVALID_IDP_RESPONSE ((SAMLResponse is larger than 128 KiB.))")
+        }
         if posted.hasPrefix("{") {
             guard let json = try? JSONValue.parse(Data(posted.utf8)) else { throw Self.unreadable }
             response = json
@@ -21,7 +28,7 @@ struct SamlAssertion {
             if text.hasPrefix("{"), let json = try? JSONValue.parse(Data(text.utf8)) {
                 response = json
             } else if text.hasPrefix("<") {
-                response = Self.fromXML(text)
+                response = try Self.fromXML(text)
             } else {
                 throw Self.unreadable
             }
@@ -61,44 +68,18 @@ struct SamlAssertion {
         return Base64.decodeAny(compact)
     }
 
-    private static func fromXML(_ xml: String) -> JSONValue {
+    private static func fromXML(_ xml: String) throws(AuthError) -> JSONValue {
+        let document = try SamlDocumentReader(Array(xml.utf8))
         var assertion: [String: JSONValue] = [:]
         var subject: [String: JSONValue] = [:]
-        if let nameId = firstText(xml, element: "NameID") { subject["nameId"] = .string(nameId) }
+        if let nameId = document.nameId { subject["nameId"] = .string(nameId) }
         assertion["subject"] = .object(subject)
         var attributes: [String: JSONValue] = [:]
-        for match in xml.matches(of: attributePattern) {
-            guard let name = attributeName(String(match.output.1)) else { continue }
-            let values = match.output.2.matches(of: valuePattern).map {
-                JSONValue.string(unescaped(String($0.output.1)))
-            }
-            attributes[name] = values.count == 1 ? values[0] : .array(values)
+        for (name, values) in document.attributes {
+            attributes[name] = values.count == 1 ? .string(values[0]) : .array(values.map(JSONValue.string))
         }
         if !attributes.isEmpty { assertion["attributeStatements"] = .object(attributes) }
-        if let audience = firstText(xml, element: "Audience") { assertion["audience"] = .string(audience) }
+        if let audience = document.audience { assertion["audience"] = .string(audience) }
         return .object(["assertion": .object(assertion)])
-    }
-
-    private static func firstText(_ xml: String, element: String) -> String? {
-        let pattern = try! Regex<(Substring, Substring)>("<(?:[A-Za-z0-9_.-]+:)?\(element)\\b[^>]*>([^<]*)</")
-        return xml.firstMatch(of: pattern).map { unescaped(String($0.output.1)) }
-    }
-
-    private static func attributeName(_ tag: String) -> String? {
-        tag.firstMatch(of: namePattern).map { unescaped(String($0.output.1)) }
-    }
-
-    nonisolated(unsafe) private static let attributePattern = try! Regex<(Substring, Substring, Substring)>(
-        "<(?:[A-Za-z0-9_.-]+:)?Attribute\\b([^>]*)>(.*?)</(?:[A-Za-z0-9_.-]+:)?Attribute>"
-    ).dotMatchesNewlines()
-    nonisolated(unsafe) private static let valuePattern = try! Regex<(Substring, Substring)>(
-        "<(?:[A-Za-z0-9_.-]+:)?AttributeValue\\b[^>]*>([^<]*)</")
-    nonisolated(unsafe) private static let namePattern = try! Regex<(Substring, Substring)>("\\bName=\"([^\"]*)\"")
-
-    private static func unescaped(_ text: String) -> String {
-        guard text.contains("&") else { return text }
-        return text.replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
-            .replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&apos;", with: "'")
-            .replacingOccurrences(of: "&#39;", with: "'").replacingOccurrences(of: "&amp;", with: "&")
     }
 }

@@ -23,12 +23,15 @@ extension Emulator {
             case answer([String: JSONValue])
             case signedIn(UserRecord, IdpAssertionSummary, ScopeSettings, [String: JSONValue], [String: JSONValue])
         }
+        // Read before the write (a SAML document, a JWT), answered in the order checked below.
+        let parsed = Result { () throws(AuthError) in
+            try IdpAssertion(requestUri: request.requestUri, postBody: request.postBody, tokens: self.tokens)
+        }
         let outcome: Outcome = try await writeWithBlockingFunctions(scope) { tx, hooks, random in
             let settings = try await self.enabledSettings(tx, scope)
             if request.returnRefreshToken == true { throw AuthError.notImplemented("signInWithIdp returnRefreshToken") }
             if request.pendingIdToken != nil { throw AuthError.notImplemented("signInWithIdp pendingIdToken") }
-            let assertion = try IdpAssertion(
-                requestUri: request.requestUri, postBody: request.postBody, tokens: self.tokens)
+            let assertion = try parsed.get()
             var response = assertion.response
             var linking: UserRecord?
             if let idToken = request.idToken {

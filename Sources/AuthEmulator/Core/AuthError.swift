@@ -78,7 +78,7 @@ extension AuthError {
         AuthError("INVALID_HTTP_REQUEST", detail)
     }
     public static func storeUnavailable(_ detail: String) -> AuthError {
-        AuthError("UNAVAILABLE", "The emulator's database cannot take writes: \(detail)", kind: .unavailable)
+        AuthError("UNAVAILABLE", "The emulator's database cannot be used: \(detail)", kind: .unavailable)
     }
 
     /// A request without the admin credential that names a project or reaches an admin operation.

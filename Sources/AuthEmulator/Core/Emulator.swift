@@ -70,6 +70,8 @@ public final class Emulator: Sendable {
     public let logger: Logger
     /// Reaches the project's blocking functions (nil: every call fails as unreachable).
     public let blockingFunctionTransport: (any BlockingFunctionTransport)?
+    /// Checks a password against an imported hash, outside every transaction.
+    public let passwordCheck: PasswordCheck
     /// Wakes long-polling outbox readers.
     public let outboxSignal = OutboxSignal()
     /// Wakes long-polling APNs outbox readers.
@@ -77,15 +79,17 @@ public final class Emulator: Sendable {
     /// Redirect IdP results on their way from the sign-in page to the helper iframe.
     public let redirectEvents = IdpRedirectEvents()
     let settingsCache = SettingsCache()
+    let storeReadiness = StoreReadiness()
     let codeListings = CodeListingCache()
     let warnedProjects = WarnedProjects()
 
     public init(
         store: any AuthStore, clock: any AuthClock = SystemClock(), random: any RandomSource = SystemRandomSource(),
         options: EmulatorOptions = EmulatorOptions(), logger: Logger = Logger(label: "authemu"),
-        blockingFunctionTransport: (any BlockingFunctionTransport)? = nil
+        blockingFunctionTransport: (any BlockingFunctionTransport)? = nil, passwordCheck: PasswordCheck = .pooled
     ) async {
         self.blockingFunctionTransport = blockingFunctionTransport
+        self.passwordCheck = passwordCheck
         self.store = store
         let movable = MovableClock(base: clock)
         self.movableClock = movable

@@ -230,6 +230,13 @@ public enum StoreChange: String, Sendable, CaseIterable {
 ///   can run a transaction on its connection's event loop; SQLite runs the same body to its end
 ///   inside its database closure, so a body that awaited anything else (a network call, a sleep)
 ///   would stop the process. Such work goes before or after the transaction.
+/// - **Bodies do only database work.** SQLite has one writer, so a body's time is every writer's
+///   wait. Work whose cost a caller chooses runs before or after the transaction: an imported
+///   password hash on `SlowCheckPool` (`PasswordVerdict` ends the run and the flow runs again
+///   with the verdict), a SAML document or an IdP assertion parsed before the write, tokens
+///   signed after it, blocking functions called between runs. What stays inside is of fixed,
+///   small cost: the emulator's own salted SHA-256, a TOTP or SMS code, a JSON record of bounded
+///   size (`FieldLimits`).
 /// - **Session times.** A `sessionWrite` whose body only read and called `saveSessionTimes` may
 ///   store those two times after its snapshot, outside any lock: a full `save` by a concurrent
 ///   `write` may then carry the older times. Nothing is decided on them (they are shown only).
