@@ -11,7 +11,8 @@ public struct ConnectionLimits: Sendable {
     public var headerTimeout: TimeAmount = .seconds(10)
     /// From a request's head to the end of its body.
     public var bodyTimeout: TimeAmount = .seconds(60)
-    /// A keep-alive connection with no request in progress.
+    /// A keep-alive connection with no request in progress; also an answer its client does not
+    /// read (the connection cannot take more of it) for this long.
     public var idleTimeout: TimeAmount = .seconds(60)
     /// Connections a listener keeps open; at this many it stops accepting and closes idle ones,
     /// so a flood of idle connections never reaches the open-files limit. nil: no limit.
@@ -86,6 +87,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// How long `idle` may last: the header timeout until a first answer, then the idle timeout.
     private var idleLimit: TimeAmount
     private var responseEnded = false
+    /// Since when the socket has refused more of an answer (its client does not read), if it does.
+    private var unwritableSince: NIODeadline?
     private var ticker: RepeatedTask?
     /// Completed when the client is gone (the connection closed, or its input ended mid-request).
     private(set) var departure: EventLoopPromise<Void>?
@@ -122,11 +125,21 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireUserInboundEventTriggered(event)
     }
 
-    /// A byte arrived (from `ByteArrival`, at the head of the pipeline).
+    /// A byte arrived (from `ByteArrival`, at the head of the pipeline). A first request's head
+    /// is timed from the connection's opening, so a client that trickles cannot restart its
+    /// deadline with its first byte.
     func bytesArrived() {
         guard phase == .idle else { return }
         phase = .head
-        since = .now()
+        if answeredOnce { since = .now() }
+    }
+
+    /// Whether an answer was sent on this connection (its next head is timed from its first byte).
+    private var answeredOnce = false
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        unwritableSince = context.channel.isWritable ? nil : .now()
+        context.fireChannelWritabilityChanged()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -166,6 +179,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// watched: unwrapping each outbound part cost ~1,500 instructions (a dynamic cast).
     func flush(context: ChannelHandlerContext) {
         responseEnded = true
+        answeredOnce = true
         idleLimit = limits.idleTimeout
         if phase == .responding {
             phase = .idle
@@ -222,16 +236,23 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     // MARK: Deadlines
 
+    /// Closes the connection past its phase's deadline. While the listener is full, those that
+    /// have sent the least make room: idle ones at once, and one still sending its head after a
+    /// second (a client sends a head in milliseconds; a trickle would hold its slot for the whole
+    /// header timeout). An answer its client has not read for the idle timeout ends it too, with
+    /// the buffered answer.
     private func check(_ context: ChannelHandlerContext) {
-        let elapsed = NIODeadline.now() - since
+        let now = NIODeadline.now()
+        let elapsed = now - since
         let expired =
             switch phase {
             case .idle: elapsed > idleLimit || open.isFull
-            case .head: elapsed > limits.headerTimeout
+            case .head: elapsed > limits.headerTimeout || (open.isFull && elapsed > .seconds(1))
             case .body, .discarding: elapsed > limits.bodyTimeout
             case .responding: false
             }
-        if expired { close(context) }
+        let unread = unwritableSince.map { now - $0 > limits.idleTimeout } ?? false
+        if expired || unread { close(context) }
     }
 
     private func close(_ context: ChannelHandlerContext) {

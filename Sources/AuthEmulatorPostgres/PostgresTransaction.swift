@@ -174,7 +174,7 @@ final class PostgresTransaction: StoreTransaction {
     /// work); the links it has now are inserted after.
     func save(_ scope: Scope, _ user: UserRecord) async throws {
         savedAccounts += 1
-        let data = user.storedData
+        let data = try user.checkedStoredData()
         try await session.execute(
             """
             WITH cleared AS (

@@ -41,6 +41,11 @@ final class CodeListingStamps: @unchecked Sendable {
     private let lock = NSLock()
     private var settled: UInt64 = 0
     private var changes: [Key: Changes] = [:]
+    /// What a listing not in `changes` last changed at, at the latest: when `changes` reaches
+    /// `maxListings` (a client can name any number of projects) it starts over from the last
+    /// settled batch, so a forgotten listing counts as changed then, never as unchanged.
+    private var floor: UInt64 = 0
+    static let maxListings = 10_000
     /// The listings the running batch writes, and whether it only adds rows to each. Only the
     /// batch's thread uses it (one batch runs at a time), so it needs no lock, nor a hash.
     private var touched: [(key: Key, joining: Bool)] = []
@@ -60,7 +65,12 @@ final class CodeListingStamps: @unchecked Sendable {
         guard !touched.isEmpty else { return }
         lock.withLock {
             settled += 1
-            for (key, joining) in touched { changes[key, default: Changes()].record(settled, joining: joining) }
+            if changes.count >= Self.maxListings {
+                changes.removeAll(keepingCapacity: true)
+                floor = settled
+            }
+            let unknown = Changes(last: floor, lastNotJoining: floor)
+            for (key, joining) in touched { changes[key, default: unknown].record(settled, joining: joining) }
         }
         touched.removeAll(keepingCapacity: true)
     }
@@ -70,7 +80,7 @@ final class CodeListingStamps: @unchecked Sendable {
     func stamp(_ scope: Scope, _ listing: CodeListing, in db: Database) throws -> CodeListingStamp? {
         let start = lock.withLock { settled }
         guard let epoch = try otherStores.aloneEpoch(db) else { return nil }
-        let changes = lock.withLock { self.changes[Key(scope, listing)] ?? Changes() }
+        let changes = lock.withLock { self.changes[Key(scope, listing)] ?? Changes(last: floor, lastNotJoining: floor) }
         guard changes.last <= start else { return nil }
         return CodeListingStamp(epoch: epoch, change: changes.last, lastNotJoining: changes.lastNotJoining)
     }

@@ -143,7 +143,7 @@ struct SQLiteTransaction: StoreTransaction {
 
     func save(_ scope: Scope, _ user: UserRecord) throws {
         let tenant = tenantKey(scope)
-        let data = user.storedData
+        let data = try user.checkedStoredData()
         // Cached statements: these run on every sign-up, so compile them once per connection.
         try db.cachedStatement(
             sql: """

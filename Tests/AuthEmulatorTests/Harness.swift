@@ -19,7 +19,8 @@ struct Harness {
 
     init(
         project: String = "example", store: SQLiteStore? = nil, host: String = "127.0.0.1",
-        singleProject: SingleProjectMode = .off, seed: UInt64 = 42, adminToken: String = "owner"
+        singleProject: SingleProjectMode = .off, seed: UInt64 = 42, adminToken: String = "owner",
+        maxBodyBytes: Int = 64 * 1024
     ) throws {
         self.seed = seed
         var config = AppConfig()
@@ -27,7 +28,7 @@ struct Harness {
         config.singleProjectMode = singleProject
         config.projectId = project
         config.ephemeral = true
-        config.maxBodyBytes = 64 * 1024
+        config.maxBodyBytes = maxBodyBytes
         config.adminToken = adminToken
         self.config = config
         self.store = try store ?? SQLiteStore()

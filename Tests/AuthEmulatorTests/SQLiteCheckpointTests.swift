@@ -10,11 +10,12 @@ struct SQLiteCheckpointTests {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authemu-\(UUID().uuidString)")
     var path: String { directory.appendingPathComponent("s.sqlite").path }
 
-    /// One commit of a user with a 3,000-character name (a few WAL pages).
+    /// One commit of a user with a 2,000-character name and a 1,000-character photo URL (a few WAL pages).
     func write(_ store: SQLiteStore, _ index: Int) async throws {
         try await store.write { tx in
             var user = UserRecord(localId: "u\(index)")
-            user.displayName = String(repeating: "x", count: 3000)
+            user.displayName = String(repeating: "x", count: 2000)
+            user.photoUrl = "https://example.com/" + String(repeating: "p", count: 1000)
             try await tx.save(Scope(projectId: "p"), user)
         }
     }

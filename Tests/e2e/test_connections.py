@@ -6,6 +6,7 @@ import json
 import os
 import socket
 import subprocess
+import threading
 import time
 
 import pytest
@@ -180,6 +181,80 @@ def test_at_its_connection_limit_the_daemon_does_not_spin_and_readyz_answers(tmp
             sock.close()
         proc.terminate()
         proc.wait(timeout=20)
+
+
+def test_at_its_connection_limit_trickling_heads_make_room_for_readyz(tmp_path):
+    """120 clients trickle a head a byte at a time and reconnect when cut off, against a listener
+    that keeps 48: while full, a head still under way after a second is closed (a trickle cannot
+    hold its slot for the 10 s header timeout, nor restart it with its first byte), so /readyz
+    is answered well within the header timeout."""
+    port = free_port()
+    log = open(tmp_path / "authemu.log", "wb")
+    proc = subprocess.Popen(["prlimit", "--nofile=160:160", BINARY, "serve", "--port", str(port), "--ephemeral",
+                             "--project", PROJECT], stdout=log, stderr=subprocess.STDOUT)
+    stop = threading.Event()
+
+    def trickle():
+        head = b"GET /readyz HTTP/1.1\r\nHost: localhost\r\nX-Slow: " + b"a" * 200
+        while not stop.is_set():
+            try:
+                sock = socket.create_connection(("127.0.0.1", port), timeout=2)
+                for byte in head:
+                    if stop.is_set():
+                        break
+                    sock.sendall(bytes([byte]))
+                    time.sleep(0.2)
+                sock.close()
+            except OSError:
+                time.sleep(0.05)
+
+    threads = [threading.Thread(target=trickle, daemon=True) for _ in range(120)]
+    try:
+        wait_for(lambda: subprocess.run(["curl", "-sf", f"http://127.0.0.1:{port}/readyz"],
+                                        capture_output=True).returncode == 0)
+        for thread in threads:
+            thread.start()
+        time.sleep(1.5)  # the trickles fill the listener: what is measured is the state under them
+        for _ in range(3):
+            ready = requests.get(f"http://127.0.0.1:{port}/readyz", timeout=5)
+            assert (ready.status_code, ready.json()) == (200, {"status": "ready"})
+        assert proc.poll() is None
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join(timeout=5)
+        proc.terminate()
+        proc.wait(timeout=20)
+
+
+def test_an_answer_its_client_does_not_read_is_dropped_after_the_idle_timeout(tmp_path):
+    """Pipelined downloads that the client never reads fill the socket; the daemon holds them for
+    the idle timeout (1 s here), then closes the connection and frees the answer."""
+    config = tmp_path / "authemu.yaml"
+    config.write_text("idle_timeout_seconds: 1\n")
+    strict = Daemon(tmp_path, extra=["--config", str(config)]).start()
+    try:
+        unread_answer_is_dropped(strict)
+    finally:
+        strict.stop()
+
+
+def unread_answer_is_dropped(strict):
+    api_users = [{"localId": f"u{index:04d}", "displayName": "n" * 2000} for index in range(1000)]
+    created = requests.post(f"{strict.base}/identitytoolkit.googleapis.com/v1/projects/{PROJECT}/accounts:batchCreate",
+                            headers={"Authorization": "Bearer owner"}, json={"users": api_users}, timeout=30)
+    assert created.status_code == 200 and "error" not in created.json()
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.connect(("127.0.0.1", strict.port))
+    download = (f"GET /identitytoolkit.googleapis.com/v1/projects/{PROJECT}/accounts:batchGet?maxResults=1000 "
+                "HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer owner\r\n\r\n").encode()
+    sock.sendall(download * 4)
+    port = sock.getsockname()[1]
+    wait_for(lambda: held_by_daemon(strict.port, {port}) == 1)
+    wait_for(lambda: held_by_daemon(strict.port, {port}) == 0, seconds=10)
+    assert requests.get(strict.base + "/readyz", timeout=5).status_code == 200
+    sock.close()
 
 
 def test_a_body_of_too_many_json_values_is_refused_before_it_is_parsed(api):

@@ -137,17 +137,23 @@ final class CodeListingCache: @unchecked Sendable {
         lock.withLock { answered[keyPath: answer] += 1 }
     }
 
+    /// What one kept listing costs besides its entries' bytes (its key, scope strings, the
+    /// table's slot and the array): counted, so many small listings of many projects (one code
+    /// each) stay within the budget too.
+    static let overheadPerListing = 512
+
     @discardableResult
     private func keep(_ listing: Kept, for key: Key) -> Kept {
-        guard listing.bytes <= byteBudget else { return listing }
+        let cost = listing.bytes + Self.overheadPerListing
+        guard cost <= byteBudget else { return listing }
         lock.withLock {
-            if let old = kept.removeValue(forKey: key) { bytes -= old.bytes }
-            if bytes + listing.bytes > byteBudget {
+            if let old = kept.removeValue(forKey: key) { bytes -= old.bytes + Self.overheadPerListing }
+            if bytes + cost > byteBudget {
                 kept.removeAll()
                 bytes = 0
             }
             kept[key] = listing
-            bytes += listing.bytes
+            bytes += cost
         }
         return listing
     }

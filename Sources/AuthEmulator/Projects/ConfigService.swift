@@ -44,6 +44,7 @@ extension Emulator {
         updated = ConfigValidation.normalizeMfa(updated, key: "mfa")
         updated = SmsRegionPolicy.keepOneBranch(updated, key: "smsRegionConfig", patch: patch)
         updated = ResourceDefaults.productionForm(updated)
+        try FieldLimits.checkConfigSize(updated)
         try await tx.saveProjectConfig(projectId: projectId, updated)
         return updated
     }
@@ -113,6 +114,7 @@ extension Emulator {
         updated = ConfigValidation.normalizeMfa(updated, key: "mfaConfig")
         updated = SmsRegionPolicy.keepOneBranch(updated, key: "smsRegionConfig", patch: patch)
         updated = ResourceDefaults.productionForm(updated)
+        try FieldLimits.checkConfigSize(updated)
         try await tx.saveTenant(projectId: projectId, tenantId: tenantId, updated)
         return updated
     }

@@ -15,8 +15,16 @@ final class WarnedProjects: @unchecked Sendable {
     private let lock = NSLock()
     private var seen: Set<String> = []
 
+    /// Ids remembered; past it the set starts over (an id may then be warned about again).
+    static let capacity = 1_000
+
     /// True the first time an id is seen.
-    func firstTime(_ projectId: String) -> Bool { lock.withLock { seen.insert(projectId).inserted } }
+    func firstTime(_ projectId: String) -> Bool {
+        lock.withLock {
+            if seen.count >= Self.capacity, !seen.contains(projectId) { seen.removeAll(keepingCapacity: true) }
+            return seen.insert(projectId).inserted
+        }
+    }
 }
 
 extension Emulator {

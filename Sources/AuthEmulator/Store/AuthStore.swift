@@ -13,7 +13,8 @@ public protocol UserRepository {
     func users(_ scope: Scope, providerEmail: String) async throws -> [UserRecord]
     /// The owner of a passkey (`passkeyInfo[].credentialId`).
     func user(_ scope: Scope, passkeyCredentialId: String) async throws -> UserRecord?
-    /// Inserts or replaces the record with the same localId, and its indexes.
+    /// Inserts or replaces the record with the same localId, and its indexes. Stores
+    /// `user.checkedStoredData()`: a record over `FieldLimits` is refused with its error.
     func save(_ scope: Scope, _ user: UserRecord) async throws
     /// Stores `user`'s `lastLoginAt` and `lastRefreshAt` without rewriting the whole record (the
     /// only write of a plain sign-in or a token refresh); `user` is otherwise as read in this
