@@ -15,7 +15,9 @@ struct FalseValuesTests {
         "useAccountDefender": .bool(false), "useSmsBotScore": .bool(false), "useSmsTollFraudProtection": .bool(false),
     ])
 
-    @Test("recaptchaConfig's switches answer false on a tenant; the project leaves out useAccountDefender while off")
+    @Test(
+        "recaptchaConfig's switches answer false on a tenant; the project leaves out useAccountDefender while off, but in the update setting it"
+    )
     func recaptchaFalse() async throws {
         try await Harness().run { client in
             let config = try await client.call(
@@ -25,10 +27,15 @@ struct FalseValuesTests {
             let withoutDefender: JSONValue = .object([
                 "useSmsBotScore": .bool(false), "useSmsTollFraudProtection": .bool(false),
             ])
+            // The update that sets it answers it, as production; reads and other updates do not.
             #expect(config.status == 200)
-            #expect(config["recaptchaConfig"] == withoutDefender)
+            #expect(config["recaptchaConfig"] == Self.recaptchaEcho)
             let read = try await client.call(.get, "\(Self.v2)/config", admin: true, key: false)
             #expect(read["recaptchaConfig"] == withoutDefender)
+            let other = try await client.call(
+                .patch, "\(Self.v2)/config?updateMask=signIn.anonymous.enabled",
+                #"{"signIn":{"anonymous":{"enabled":true}}}"#, admin: true, key: false)
+            #expect(other.status == 200 && other["recaptchaConfig"] == withoutDefender)
             let tenant = try await client.call(
                 .post, "\(Self.v2)/tenants", #"{"displayName":"t"}"#, admin: true, key: false
             )

@@ -91,7 +91,20 @@ def test_the_deb_sbom_lists_every_resolved_swift_package_and_validates(tmp_path)
         assert entry["licenseDeclared"] in {"Apache-2.0", "MIT", "BSD-3-Clause", "BSD-2-Clause", "ISC"}
     assert packages["authemu"]["versionInfo"] == version()
     assert packages["swift"]["licenseDeclared"] == "Apache-2.0 WITH Swift-exception"
-    assert not any(name.startswith("lib") for name in packages)  # the .deb bundles no Debian library
+    document = json.loads(out.read_text())
+    contained = {r["relatedSpdxElement"] for r in document["relationships"] if r["relationshipType"] == "CONTAINS"}
+    by_id = {p["SPDXID"]: p["name"] for p in document["packages"]}
+    # Build-time plugins are build tools of authemu, not contained in it.
+    tools = {by_id[r["spdxElementId"]] for r in document["relationships"] if r["relationshipType"] == "BUILD_TOOL_OF"}
+    assert tools == {"swift-docc-plugin", "swift-docc-symbolkit"} & set(packages)
+    assert not {by_id[i] for i in contained} & tools
+    # The .deb bundles no Debian library: those it needs at run time are DEPENDS_ON, from its control file.
+    assert not any(by_id[i].startswith("lib") for i in contained)
+    depends = {by_id[r["relatedSpdxElement"]] for r in document["relationships"] if r["relationshipType"] == "DEPENDS_ON"}
+    control = (ROOT / "deploy/debian/control").read_text()
+    listed = re.search(r"^Depends: (.*)$", control, re.M).group(1)
+    assert depends == {item.strip().split(" ")[0] for item in listed.split(",")}
+    assert "libsqlite3-0" in depends
 
 
 def test_the_installed_binary_has_no_module_hashes_and_a_build_id_of_its_own_bytes(tmp_path):

@@ -23,14 +23,20 @@ extension Emulator {
                     metadata: ["event": "config", "project": "\(projectId)"])
             }
         }
-        return try await ResourceDefaults.projectConfigAnswer(
-            store.write { tx in
-                try await Emulator.writeProjectConfig(tx, projectId: projectId, patch: patch) { current in
-                    updateMask.isEmpty
-                        ? ResourceDefaults.projectConfig(projectId: projectId).merged(with: patch)
-                        : FieldMask.apply(updateMask, from: patch, to: current)
-                }
-            })
+        let written = try await store.write { tx in
+            try await Emulator.writeProjectConfig(tx, projectId: projectId, patch: patch) { current in
+                updateMask.isEmpty
+                    ? ResourceDefaults.projectConfig(projectId: projectId).merged(with: patch)
+                    : FieldMask.apply(updateMask, from: patch, to: current)
+            }
+        }
+        // Production's answer to an update that sets `useAccountDefender` carries it, whatever the
+        // enforcement; only later reads and other updates leave it out while enforcement is off.
+        let setsDefender =
+            patch.value(at: "recaptchaConfig.useAccountDefender") != nil
+            && (updateMask.isEmpty
+                || updateMask.contains { "recaptchaConfig.useAccountDefender".hasPrefix($0) })
+        return setsDefender ? written : ResourceDefaults.projectConfigAnswer(written)
     }
 
     /// The one write path of a project config, for the REST API and the configuration file:
