@@ -8,11 +8,12 @@ OFF = {"useAccountDefender": False, "useSmsBotScore": False, "useSmsTollFraudPro
 
 
 def test_recaptcha_switches_answer_false_on_project_and_tenant(api):
-    # On the project, useAccountDefender is left out while email/password enforcement is off.
+    # On the project, useAccountDefender is left out while email/password enforcement is off, but
+    # for the answer to the update that sets it (production).
     config = api.admin("PATCH", f"v2/projects/{PROJECT}/config", {"recaptchaConfig": OFF}, params={"updateMask": MASK})
     assert config.status_code == 200, config.text
     without_defender = {"useSmsBotScore": False, "useSmsTollFraudProtection": False}
-    assert config.json()["recaptchaConfig"] == without_defender
+    assert config.json()["recaptchaConfig"] == OFF
     assert api.admin("GET", f"v2/projects/{PROJECT}/config").json()["recaptchaConfig"] == without_defender
     tenant = api.admin("POST", f"v2/projects/{PROJECT}/tenants", {"displayName": "t"}).json()["name"].split("/")[-1]
     patched = api.admin("PATCH", f"v2/projects/{PROJECT}/tenants/{tenant}", {"recaptchaConfig": OFF},
@@ -62,9 +63,14 @@ def test_project_account_defender_answered_only_while_email_enforcement_is_on(ap
                     params={"updateMask": "recaptchaConfig.emailPasswordEnforcementState,"
                                           "recaptchaConfig.useAccountDefender"})
     assert off.status_code == 200, off.text
-    assert off.json()["recaptchaConfig"] == {"emailPasswordEnforcementState": "OFF", "managedRules": rules}
+    # The update that sets it answers it; reads and other updates leave it out while enforcement is off.
+    assert off.json()["recaptchaConfig"] == {"emailPasswordEnforcementState": "OFF", "managedRules": rules,
+                                             "useAccountDefender": False}
     assert api.admin("GET", f"v2/projects/{PROJECT}/config").json()["recaptchaConfig"] == {
         "emailPasswordEnforcementState": "OFF", "managedRules": rules}
+    other = api.admin("PATCH", f"v2/projects/{PROJECT}/config", {"signIn": {"anonymous": {"enabled": True}}},
+                      params={"updateMask": "signIn.anonymous.enabled"})
+    assert other.json()["recaptchaConfig"] == {"emailPasswordEnforcementState": "OFF", "managedRules": rules}
     # Kept all along: on again, it answers what was last set.
     on = api.admin("PATCH", f"v2/projects/{PROJECT}/config",
                    {"recaptchaConfig": {"emailPasswordEnforcementState": "ENFORCE"}},
