@@ -30,6 +30,8 @@ public struct AppConfig: Sendable {
     public var functionsCAFile: String?
     /// What a request for another project gets (`single_project`, firebase.json `singleProjectMode`).
     public var singleProjectMode = SingleProjectMode.off
+    /// Where `user.create` / `user.delete` events go (`functions_emulator`).
+    public var functionsEmulator = FunctionsEmulatorSetting.discover
 
     public init() {}
 
@@ -72,8 +74,13 @@ public func buildRouter(emulator: Emulator, config: AppConfig) -> ExactPathRoute
 public func makeEmulator(
     config: AppConfig, store: any AuthStore, clock: any AuthClock = SystemClock(),
     random: any RandomSource = SystemRandomSource(), logger: Logger = Logger(label: "authemu"),
-    functions: (any BlockingFunctionTransport)? = nil, passwordCheck: PasswordCheck = .pooled
+    functions: (any BlockingFunctionTransport)? = nil, passwordCheck: PasswordCheck = .pooled,
+    functionsEmulator: (any FunctionsEmulatorLink)? = nil
 ) async throws -> Emulator {
+    let link = functionsEmulator ?? config.functionsEmulator.link()
+    logger.info(
+        "\(link?.startupDescription ?? "auth events are not sent (functions_emulator: none)")",
+        metadata: ["event": "functions"])
     let emulator = await Emulator(
         store: store, clock: clock, random: random,
         options: EmulatorOptions(
@@ -81,7 +88,7 @@ public func makeEmulator(
             publicURLIsFixed: config.publicURL != nil, singleProjectMode: config.singleProjectMode),
         logger: logger,
         blockingFunctionTransport: try functions ?? BlockingFunctionHTTPClient(caFile: config.functionsCAFile),
-        passwordCheck: passwordCheck)
+        passwordCheck: passwordCheck, functionsEmulator: link)
     try await emulator.restoreClockSetting()
     try await emulator.loadTokenSecret()
     if let projects = config.projects { try await emulator.applyProjectSeeds(projects) }

@@ -22,6 +22,7 @@ public final class PostgresStore: AuthStore {
     private let clientTask: Task<Void, Never>
     private let listener = NIOLockedValueBox<Task<Void, Never>?>(nil)
     private let handlers = NIOLockedValueBox<[@Sendable (StoreChange) -> Void]>([])
+    public let committedEvents = CommittedEventOutlet()
     private let statistics: PlannerStatistics
 
     /// How long a request waits for a connection and its transaction before answering 503.
@@ -119,11 +120,12 @@ public final class PostgresStore: AuthStore {
         -> T
     {
         let channel = self.channel
-        return try await session { [statistics] session in
+        return try await session { [statistics, committedEvents] session in
             var attempt = 1
             while true {
                 do {
-                    return try await Self.writeOnce(session, channel: channel, statistics: statistics, body)
+                    return try await Self.writeOnce(
+                        session, channel: channel, statistics: statistics, events: committedEvents, body)
                 } catch  where attempt < Self.conflictAttempts && Self.isConflict(error) {
                     attempt += 1
                 }
@@ -143,7 +145,7 @@ public final class PostgresStore: AuthStore {
     /// one-after-the-other order allows (a read of what the other wrote, both ways). Writes that
     /// touch different accounts, projects or settings never wait for each other.
     private static func writeOnce<T>(
-        _ session: PostgresSession, channel: String, statistics: PlannerStatistics,
+        _ session: PostgresSession, channel: String, statistics: PlannerStatistics, events: CommittedEventOutlet,
         _ body: @Sendable (any StoreTransaction) async throws -> T
     ) async throws -> T {
         try await session.execute("BEGIN ISOLATION LEVEL SERIALIZABLE")
@@ -155,6 +157,7 @@ public final class PostgresStore: AuthStore {
             }
             for notice in notices { try await notice.check() }
             try await session.commit()
+            events.deliver(transaction.events)
             statistics.saved(transaction.savedAccounts)
             return value
         } catch {

@@ -16,10 +16,14 @@ final class PostgresTransaction: StoreTransaction {
     private(set) var deferredSessionTimes: [[Bind]]?
     /// How many accounts this transaction saved (`PlannerStatistics` counts them).
     private(set) var savedAccounts = 0
+    /// The events this run recorded; `PostgresStore.writeOnce` hands them on after its commit.
+    let events = RecordedEvents()
     init(session: PostgresSession) {
         self.session = session
         if session.readsOnly { deferredSessionTimes = [] }
     }
+
+    func record(_ event: AuthEvent) { events.append(event) }
 
     func changed(_ change: StoreChange) { changes.insert(change) }
 

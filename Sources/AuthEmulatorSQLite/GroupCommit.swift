@@ -13,6 +13,8 @@ final class GroupCommit: @unchecked Sendable {
     /// field of the value's own type (an `any Sendable` cast back cost a write ~2,000 instructions).
     class Job: @unchecked Sendable {
         var continuation: CheckedContinuation<Turn, Never>?
+        /// The events its last run recorded, handed on if that run commits.
+        var events: RecordedEvents?
         /// Runs the write on the batch's connection.
         func run(_ db: Database) throws { preconditionFailure("a GroupCommit.Job subclass runs the write") }
     }

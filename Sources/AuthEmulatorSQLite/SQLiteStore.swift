@@ -7,6 +7,7 @@ import GRDB
 public final class SQLiteStore: AuthStore {
     let writer: any DatabaseWriter
     let userCache = StoredRecordCache<UserRecord>()
+    public let committedEvents = CommittedEventOutlet()
     let smsCache = StoredRecordCache<SmsMessage>()
     let groupCommit = GroupCommit()
     /// The WAL's checkpoints, off the writer (nil in memory).
@@ -155,7 +156,12 @@ public final class SQLiteStore: AuthStore {
         let outcome = await groupCommit.submit(job) { jobs in
             self.writer.writeWithoutTransaction { db in
                 defer { self.listingStamps.settle() }
-                return db.runBatch(jobs)
+                let results = db.runBatch(jobs)
+                // Still the batch's writer: the next batch commits after these are handed on.
+                for (job, result) in zip(jobs, results) where result.isSuccess {
+                    self.committedEvents.deliver(job.events)
+                }
+                return results
             }
         }
         switch outcome {
@@ -212,7 +218,15 @@ final class WriteJob<T>: GroupCommit.Job, @unchecked Sendable {
     }
 
     override func run(_ db: Database) throws {
-        value = try runToEnd(body, SQLiteTransaction(db: db, store: store))
+        events = RecordedEvents()
+        value = try runToEnd(body, SQLiteTransaction(db: db, store: store, events: events))
+    }
+}
+
+extension Result {
+    var isSuccess: Bool {
+        if case .success = self { return true }
+        return false
     }
 }
 

@@ -9,13 +9,18 @@ struct SQLiteTransaction: StoreTransaction {
     let userCache: StoredRecordCache<UserRecord>
     let smsCache: StoredRecordCache<SmsMessage>
     let listingStamps: CodeListingStamps
+    /// The events of this run of a write's body (nil in a read: they are dropped).
+    let events: RecordedEvents?
 
-    init(db: Database, store: SQLiteStore) {
+    init(db: Database, store: SQLiteStore, events: RecordedEvents? = nil) {
         self.db = db
         userCache = store.userCache
         smsCache = store.smsCache
         listingStamps = store.listingStamps
+        self.events = events
     }
+
+    func record(_ event: AuthEvent) { events?.append(event) }
 
     private static let encoder = JSONEncoder()
     private static let decoder = JSONDecoder()

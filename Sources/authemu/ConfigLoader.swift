@@ -32,6 +32,9 @@ struct ConfigLayer {
     var tokenSigning: TokenSigning?
     var functionsCAFile: String?
     var singleProject: SingleProjectMode?
+    /// `none`, or the Functions emulator's origin (`http://host:port`), and which layer gave it.
+    var functionsEmulator: String?
+    var functionsEmulatorSource: String?
     /// Per-project settings (file only), in the v2 Config / Tenant JSON shapes.
     var projects: JSONValue?
 
@@ -41,6 +44,7 @@ struct ConfigLayer {
         "header_timeout_seconds", "body_timeout_seconds", "idle_timeout_seconds", "max_connections", "public_url",
         "log_level",
         "log_format", "shutdown_timeout_seconds", "token_signing", "functions_ca_file", "single_project",
+        "functions_emulator",
     ]
 
     mutating func set(_ key: String, _ value: Any, source: String) throws {
@@ -108,19 +112,34 @@ struct ConfigLayer {
         case "public_url": publicURL = try string()
         case "functions_ca_file": functionsCAFile = try string()
         case "single_project": singleProject = try Self.singleProjectMode(value, source: source)
-        case "log_level":
-            let level = try string().lowercased()
-            guard ["trace", "debug", "info", "notice", "warning", "error", "critical"].contains(level) else {
-                throw ConfigError(
-                    description:
-                        "\(source): key 'log_level' must be one of trace, debug, info, notice, warning, error, critical"
-                )
-            }
-            logLevel = level
+        case "functions_emulator":
+            functionsEmulator = try Self.functionsEmulatorOrigin(try string(), source: source)
+            functionsEmulatorSource = source
+        case "log_level": logLevel = try Self.logLevel(try string(), source: source)
         default:
             throw ConfigError(
                 description: "\(source): unknown key '\(key)' (known: \(Self.keys.joined(separator: ", ")))")
         }
+    }
+
+    static func logLevel(_ text: String, source: String) throws -> String {
+        let level = text.lowercased()
+        guard ["trace", "debug", "info", "notice", "warning", "error", "critical"].contains(level) else {
+            throw ConfigError(
+                description:
+                    "\(source): key 'log_level' must be one of trace, debug, info, notice, warning, error, critical")
+        }
+        return level
+    }
+
+    /// `none`, or the origin of `host:port`, `[v6]:port` or `http://host:port`.
+    static func functionsEmulatorOrigin(_ text: String, source: String) throws -> String {
+        guard let origin = text == "none" ? "none" : FunctionsEmulatorAddress.origin(text) else {
+            throw ConfigError(
+                description:
+                    "\(source): key 'functions_emulator' must be host:port, http://host:port or none, got '\(text)'")
+        }
+        return origin
     }
 
     /// off, warn or error; YAML 1.1 reads a bare `off` as false (and `on` as true).
@@ -204,7 +223,10 @@ struct ConfigLayer {
             logLevel: logLevel ?? lower.logLevel, logFormat: logFormat ?? lower.logFormat,
             shutdownTimeoutSeconds: shutdownTimeoutSeconds ?? lower.shutdownTimeoutSeconds,
             tokenSigning: tokenSigning ?? lower.tokenSigning, functionsCAFile: functionsCAFile ?? lower.functionsCAFile,
-            singleProject: singleProject ?? lower.singleProject, projects: projects ?? lower.projects)
+            singleProject: singleProject ?? lower.singleProject,
+            functionsEmulator: functionsEmulator ?? lower.functionsEmulator,
+            functionsEmulatorSource: functionsEmulator != nil ? functionsEmulatorSource : lower.functionsEmulatorSource,
+            projects: projects ?? lower.projects)
     }
 
     var namesStore: Bool { data != nil || ephemeral != nil || store != nil }
@@ -232,6 +254,15 @@ struct ConfigLayer {
         if let tokenSigning { config.tokenSigning = tokenSigning }
         config.functionsCAFile = functionsCAFile
         if let singleProject { config.singleProjectMode = singleProject }
+        if let functionsEmulator {
+            config.functionsEmulator =
+                functionsEmulator == "none"
+                ? .none
+                : .fixed(
+                    FunctionsEmulatorAddress(
+                        origin: functionsEmulator,
+                        foundThrough: "from " + (functionsEmulatorSource ?? "the configuration")))
+        }
         return config
     }
 }

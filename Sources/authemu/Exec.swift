@@ -35,7 +35,16 @@ struct Exec: AsyncParsableCommand {
 
     func run() async throws {
         let (fixed, given) = try options.layers()
-        let appConfig = Self.execDefaults(given).appConfig()
+        var layer = Self.execDefaults(given)
+        if layer.project == nil, let project = Self.firebaseEmulatorsProject(commandLine) {
+            // The wrapped firebase-tools runs its Functions emulator (and hub) as this project.
+            do {
+                try layer.set("project", project, source: "the wrapped firebase command's --project")
+            } catch let error as ConfigError {
+                throw ValidationError(error.description)
+            }
+        }
+        let appConfig = layer.appConfig()
         let log = try ExecLog.open(path: logFile)
         let format = LogFormat(rawValue: given.logFormat ?? "text") ?? .text
         LoggingSystem.bootstrap { label in (format == .auto ? LogFormat.text : format).makeHandler(label: label) }
@@ -60,6 +69,22 @@ struct Exec: AsyncParsableCommand {
         let outcome = await runner.runBesideDaemon(config: appConfig)
         await opened.close()
         try log.finish(outcome)
+    }
+
+    /// The project of a wrapped `firebase emulators:exec` or `emulators:start` (`--project ID`,
+    /// `-P ID`, `--project=ID`), as one argument list or one shell line.
+    static func firebaseEmulatorsProject(_ argv: [String]) -> String? {
+        let words = argv.count == 1 ? argv[0].split(separator: " ").map(String.init) : argv
+        guard let command = words.firstIndex(where: { $0 == "emulators:exec" || $0 == "emulators:start" }),
+            words[..<command].contains(where: {
+                ["firebase", "firebase-tools"].contains(($0 as NSString).lastPathComponent)
+            })
+        else { return nil }
+        for (index, word) in words.enumerated() {
+            if word.hasPrefix("--project=") { return String(word.dropFirst("--project=".count)) }
+            if word == "--project" || word == "-P", index + 1 < words.count { return words[index + 1] }
+        }
+        return nil
     }
 
     /// `exec` keeps no state unless a layer names where it lives, and takes a free port unless one

@@ -3,8 +3,9 @@ import Foundation
 
 /// What `serve` and `exec` take from a firebase-tools project folder, as firebase-tools does for
 /// the Auth emulator: `emulators.auth.host` / `.port` and `emulators.singleProjectMode` from
-/// `firebase.json`, the default project from `.firebaserc`. Everything else in those files
-/// (hosting, functions, other emulators) belongs to other tools and is left alone.
+/// `firebase.json`, where the Functions emulator listens (`emulators.functions`, for auth
+/// events), the default project from `.firebaserc`. Everything else in those files (hosting,
+/// other emulators) belongs to other tools and is left alone.
 struct FirebaseProjectFiles {
     /// The `firebase.json` that was read, if any.
     var firebaseJSON: String?
@@ -53,24 +54,42 @@ struct FirebaseProjectFiles {
             single = flag
         }
         layer.singleProject = single ? .warn : .off
+        if let functions = try Self.object(emulators["functions"], key: "emulators.functions", file: file) {
+            // firebase-tools' defaults for an entry without them: 127.0.0.1, port 5001.
+            let host = try Self.host(functions, key: "emulators.functions", file: file) ?? "127.0.0.1"
+            let port = try Self.port(functions, key: "emulators.functions", file: file) ?? 5001
+            try layer.set(
+                "functions_emulator", "\(FunctionsEmulatorAddress.connectable(host)):\(port)",
+                source: "\(file) emulators.functions")
+        }
         guard let auth = try Self.object(emulators["auth"], key: "emulators.auth", file: file) else { return }
-        if let host = auth["host"] {
-            guard let text = host.stringValue, !text.isEmpty else {
-                throw ConfigError(description: "\(file): key 'emulators.auth.host' must be a host name or address")
-            }
-            try layer.set("host", text, source: file)
+        if let host = try Self.host(auth, key: "emulators.auth", file: file) {
+            try layer.set("host", host, source: file)
         }
-        if let port = auth["port"] {
-            // firebase-tools takes the port as a number or a string of digits.
-            let number =
-                port.doubleValue.flatMap { $0 == $0.rounded() ? Int(exactly: $0) : nil }
-                ?? port.stringValue.flatMap { Int($0) }
-            guard let number, (1...65535).contains(number) else {
-                throw ConfigError(
-                    description: "\(file): key 'emulators.auth.port' must be a port number from 1 to 65535")
-            }
-            try layer.set("port", number, source: file)
+        if let port = try Self.port(auth, key: "emulators.auth", file: file) {
+            try layer.set("port", port, source: file)
         }
+    }
+
+    /// An emulator entry's `host`, when it has one.
+    private static func host(_ entry: [String: JSONValue], key: String, file: String) throws -> String? {
+        guard let host = entry["host"] else { return nil }
+        guard let text = host.stringValue, !text.isEmpty else {
+            throw ConfigError(description: "\(file): key '\(key).host' must be a host name or address")
+        }
+        return text
+    }
+
+    /// An emulator entry's `port`, when it has one: firebase-tools takes a number or a string of digits.
+    private static func port(_ entry: [String: JSONValue], key: String, file: String) throws -> Int? {
+        guard let port = entry["port"] else { return nil }
+        let number =
+            port.doubleValue.flatMap { $0 == $0.rounded() ? Int(exactly: $0) : nil }
+            ?? port.stringValue.flatMap { Int($0) }
+        guard let number, (1...65535).contains(number) else {
+            throw ConfigError(description: "\(file): key '\(key).port' must be a port number from 1 to 65535")
+        }
+        return number
     }
 
     private mutating func readFirebaserc(_ file: String) throws {

@@ -23,6 +23,12 @@ struct ServeOptions: ParsableArguments {
     var tokenSigning: String?
     @Option(help: "PEM file of extra CA certificates for https:// blocking functions (self-signed test servers).")
     var functionsCaFile: String?
+    @Option(
+        help: """
+            Where user.create/user.delete events go: the Cloud Functions emulator's host:port, or none \
+            (default: firebase.json's emulators.functions, else found through the Emulator Suite hub).
+            """)
+    var functionsEmulator: String?
     @Option(name: .customLong("import"), help: "Import a firebase-tools or authemu export directory at start.")
     var importDirectory: String?
     @Option(
@@ -50,6 +56,9 @@ struct ServeOptions: ParsableArguments {
         if let logFormat { try flags.set("log_format", logFormat, source: "--log-format") }
         if let tokenSigning { try flags.set("token_signing", tokenSigning, source: "--token-signing") }
         if let functionsCaFile { try flags.set("functions_ca_file", functionsCaFile, source: "--functions-ca-file") }
+        if let functionsEmulator {
+            try flags.set("functions_emulator", functionsEmulator, source: "--functions-emulator")
+        }
         let firebase =
             firebaseJson == "none"
             ? FirebaseProjectFiles()

@@ -30,6 +30,8 @@ struct Harness {
         config.ephemeral = true
         config.maxBodyBytes = maxBodyBytes
         config.adminToken = adminToken
+        // Events go where a test says (`run(functionsEmulator:)`), never to a hub on this machine.
+        config.functionsEmulator = .none
         self.config = config
         self.store = try store ?? SQLiteStore()
     }
@@ -55,13 +57,14 @@ struct Harness {
     /// Runs `body` against a fresh application; every call goes through the real router.
     func run(
         functions: (any BlockingFunctionTransport)? = nil, signedTokens: Bool = false,
-        passwordCheck: PasswordCheck = .pooled, _ body: @Sendable @escaping (Client) async throws -> Void
+        passwordCheck: PasswordCheck = .pooled, functionsEmulator: (any FunctionsEmulatorLink)? = nil,
+        _ body: @Sendable @escaping (Client) async throws -> Void
     ) async throws {
         var config = self.config
         if signedTokens { config.tokenSigning = .rs256 }
         let emulator = try await makeEmulator(
             config: config, store: store, clock: clock, random: SeededRandomSource(seed: seed), functions: functions,
-            passwordCheck: passwordCheck)
+            passwordCheck: passwordCheck, functionsEmulator: functionsEmulator)
         let app = buildApplication(config: config, emulator: emulator)
         try await app.test(.router) { client in try await body(Client(client: client)) }
     }

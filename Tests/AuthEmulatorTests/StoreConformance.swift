@@ -32,6 +32,7 @@ func runStoreConformance(_ backend: StoreBackend) async throws {
         ("proofs and TOTP sessions", StoreChecks.proofsAndTotpSessions),
         ("app verification", StoreChecks.appVerification), ("signing keys", StoreChecks.signingKeys),
         ("counts and passkeys", StoreChecks.countsAndPasskeys), ("session writes", StoreChecks.sessionWrites),
+        ("events after commit", StoreChecks.eventsAfterCommit),
     ]
     for (name, check) in checks {
         try await check(try await backend.make().store, Comment(rawValue: "\(backend.name): \(name)"))
@@ -40,6 +41,7 @@ func runStoreConformance(_ backend: StoreBackend) async throws {
         ("same email through two stores", StoreChecks.sameEmailAcrossInstances),
         ("outbox commit order across two stores", StoreChecks.outboxCommitOrder),
         ("writers in four projects through two stores", StoreChecks.writersAcrossProjects),
+        ("events once, from the committing store", StoreChecks.eventsOnceAcrossInstances),
     ]
     for (name, check) in pairs
         + (backend.announcesChanges

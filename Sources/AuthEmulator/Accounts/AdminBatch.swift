@@ -386,7 +386,7 @@ extension Emulator {
                         ]))
                     continue
                 }
-                _ = try await tx.deleteUser(scope, localId: id)
+                if try await tx.deleteUser(scope, localId: id) { self.recordDeleted(tx, user, scope: scope) }
             }
             return errors
         }

@@ -59,6 +59,7 @@ extension Emulator {
                 : try hooks.beforeSignIn(&user, settings: settings, scope: scope, context: context)
             if !(settings.mfaEnabled && !user.enrollments.isEmpty) { self.markSignedIn(&user) }
             try await tx.save(scope, user)
+            if isNew { self.recordCreated(tx, user, scope: scope) }
             try await tx.deleteOobCode(scope, code: code)
             return (user, isNew, settings, sessionClaims)
         }

@@ -43,6 +43,7 @@ extension Emulator {
             if user.isDisabled { throw AuthError.userDisabled }
             self.markSignedIn(&user)
             try await tx.save(scope, user)
+            if isNew { self.recordCreated(tx, user, scope: scope) }
             return (user, isNew)
         }
         var grant = SessionGrant(user: user, scope: scope, provider: "custom")

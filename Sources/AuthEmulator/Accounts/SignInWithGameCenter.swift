@@ -69,6 +69,7 @@ extension Emulator {
                 : try hooks.beforeSignIn(&user, settings: settings, scope: scope, context: context)
             if !(settings.mfaEnabled && !user.enrollments.isEmpty) { self.markSignedIn(&user) }
             try await tx.save(scope, user)
+            if isNew { self.recordCreated(tx, user, scope: scope) }
             var response: [String: JSONValue] = ["localId": .string(user.localId), "isNewUser": .bool(isNew)]
             response.setIfPresent("playerId", request.playerId.map(JSONValue.string))
             response.setIfPresent("teamPlayerId", request.teamPlayerId.map(JSONValue.string))

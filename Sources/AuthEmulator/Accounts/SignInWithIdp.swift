@@ -64,6 +64,7 @@ extension Emulator {
                 : try hooks.beforeSignIn(&user, settings: settings, scope: scope, context: context)
             if !(settings.mfaEnabled && !user.enrollments.isEmpty) { self.markSignedIn(&user) }
             try await tx.save(scope, user)
+            if isNew { self.recordCreated(tx, user, scope: scope) }
             response["localId"] = .string(user.localId)
             if user.email == assertion.email { response["emailVerified"] = .bool(user.emailVerified ?? false) }
             response.setIfPresent("tenantId", scope.tenantId.map(JSONValue.string))

@@ -61,6 +61,7 @@ extension Emulator {
                 user.lastRefreshAt = self.clock.now().rfc3339Millis
             }
             try await tx.save(scope, user)
+            if request.idToken == nil { self.recordCreated(tx, user, scope: scope) }
             return (user, provider, sessionClaims)
         }
         return try await signUpResponse(result.0, provider: result.1, sessionClaims: result.2, scope: scope)
@@ -108,6 +109,8 @@ extension Emulator {
         }
         var user = UserRecord(localId: localId)
         user.createdAt = nowMillis
+        // As firebase-tools stores a new account (and its user.create event shows it).
+        user.emailVerified = false
         user.tenantId = caller.scope.tenantId
         return (user, nil)
     }

@@ -183,18 +183,21 @@ extension Emulator {
         let scope = caller.scope
         try await store.write { tx in
             try await self.enabledSettings(tx, scope)
-            let target: String
+            let target: UserRecord?
             if caller.isAdmin {
                 // As firebase-tools: the admin form names the account; an ID token does not.
                 guard let localId else { throw AuthError.missingLocalId }
-                target = localId
+                target = try await tx.user(scope, localId: localId)
             } else if let idToken {
                 let claims = try self.tokens.decodeIdToken(idToken)
-                target = try await Emulator.userForIdToken(tx, claims, scope: scope).localId
+                target = try await Emulator.userForIdToken(tx, claims, scope: scope)
             } else {
                 throw AuthError.missingIdToken
             }
-            guard try await tx.deleteUser(scope, localId: target) else { throw AuthError.userNotFound }
+            guard let target, try await tx.deleteUser(scope, localId: target.localId) else {
+                throw AuthError.userNotFound
+            }
+            self.recordDeleted(tx, target, scope: scope)
         }
         return .object(["kind": "identitytoolkit#DeleteAccountResponse"])
     }

@@ -72,6 +72,8 @@ public final class Emulator: Sendable {
     public let blockingFunctionTransport: (any BlockingFunctionTransport)?
     /// Checks a password against an imported hash, outside every transaction.
     public let passwordCheck: PasswordCheck
+    /// Sends committed `user.create` / `user.delete` events to the Functions emulator (nil: none sent).
+    public let authEvents: AuthEventDelivery?
     /// Wakes long-polling outbox readers.
     public let outboxSignal = OutboxSignal()
     /// Wakes long-polling APNs outbox readers.
@@ -86,9 +88,17 @@ public final class Emulator: Sendable {
     public init(
         store: any AuthStore, clock: any AuthClock = SystemClock(), random: any RandomSource = SystemRandomSource(),
         options: EmulatorOptions = EmulatorOptions(), logger: Logger = Logger(label: "authemu"),
-        blockingFunctionTransport: (any BlockingFunctionTransport)? = nil, passwordCheck: PasswordCheck = .pooled
+        blockingFunctionTransport: (any BlockingFunctionTransport)? = nil, passwordCheck: PasswordCheck = .pooled,
+        functionsEmulator: (any FunctionsEmulatorLink)? = nil,
+        eventLimits: AuthEventDelivery.Limits = AuthEventDelivery.Limits(),
+        eventTiming: AuthEventDelivery.Timing = .real
     ) async {
         self.blockingFunctionTransport = blockingFunctionTransport
+        let delivery = functionsEmulator.map {
+            AuthEventDelivery(link: $0, limits: eventLimits, timing: eventTiming, logger: logger)
+        }
+        self.authEvents = delivery
+        if let delivery { store.committedEvents.connect { events in delivery.enqueue(events) } }
         self.passwordCheck = passwordCheck
         self.store = store
         let movable = MovableClock(base: clock)

@@ -158,6 +158,7 @@ extension Emulator {
                 &user, settings: step.settings, scope: step.scope, context: step.context)
             : try step.hooks.beforeSignIn(&user, settings: step.settings, scope: step.scope, context: step.context)
         try await step.tx.save(step.scope, user)
+        if isNew { recordCreated(step.tx, user, scope: step.scope) }
         return .signedIn(user, isNew: isNew, phone: step.phone, sessionClaims: claims)
     }
 

@@ -204,11 +204,19 @@ public protocol TotpSessionRepository {
     func deleteTotpSession(_ sessionInfo: String) async throws
 }
 
+/// The auth events a write raises (a user created or deleted), sent once it commits.
+public protocol AuthEventRecorder {
+    /// Keeps `event` with this run of the body: the store hands it to `committedEvents` once the
+    /// run commits, in commit order, and drops it when the run rolls back or is run again. An
+    /// event recorded in a `read` is dropped.
+    func record(_ event: AuthEvent)
+}
+
 /// Everything one transaction can touch.
 public protocol StoreTransaction: UserRepository, TenantRepository, ConfigRepository, OobCodeRepository,
     IdpConfigRepository, SmsOutboxRepository, TotpSessionRepository, AppVerificationRepository,
     SigningKeyRepository, TokenSecretRepository, ClockSettingRepository, InspectorRepository,
-    CodeListingVersionRepository
+    CodeListingVersionRepository, AuthEventRecorder
 {}
 
 /// What a committed write changed that other processes keep in memory: caches of settings, the
@@ -261,6 +269,11 @@ public enum StoreChange: String, Sendable, CaseIterable {
 ///   commit out of order.
 /// - **Changes.** `observeChanges` hears the `StoreChange`s committed by every process sharing the
 ///   database, so caches and long-polls follow writes made elsewhere (PostgreSQL: LISTEN/NOTIFY).
+/// - **Events after commit.** The events a body records (`AuthEventRecorder`) reach
+///   `committedEvents` exactly once per committed write, right after its commit and in commit
+///   order (SQLite: by the batch's writer, in job order; PostgreSQL: as this daemon's commits
+///   complete), never for a run that rolled back or was run again, and only in the process that
+///   made the write.
 /// - **Unavailability.** A database that cannot be reached or written answers
 ///   `AuthError.storeUnavailable` (503 `UNAVAILABLE`), within a bounded time, never a hang.
 public protocol AuthStore: Sendable {
@@ -274,6 +287,8 @@ public protocol AuthStore: Sendable {
         -> T
     /// True when the store is open and answers a trivial query.
     func isReady() async -> Bool
+    /// Where the events of this process's commits go.
+    var committedEvents: CommittedEventOutlet { get }
     /// Calls `handler` for each change committed by any process sharing this database. A store
     /// that only one process can use calls it never: that process already knows its writes.
     func observeChanges(_ handler: @escaping @Sendable (StoreChange) -> Void)
