@@ -17,6 +17,9 @@ public struct ConnectionLimits: Sendable {
     /// Connections a listener keeps open; at this many it stops accepting and closes idle ones,
     /// so a flood of idle connections never reaches the open-files limit. nil: no limit.
     public var maxConnections: Int?
+    /// Bytes of answers waiting in connections whose clients do not read them (the socket has
+    /// taken none for a second), over every connection: past it those connections are closed.
+    public var maxUnreadAnswerBytes = 64 << 20
 
     public init() {}
 
@@ -28,12 +31,18 @@ public struct ConnectionLimits: Sendable {
     }
 }
 
-/// The connections one listener has open; shared by its accept gate and its connections.
+/// The connections one listener has open, and the bytes of answers their clients have not read;
+/// shared by its accept gate and its connections.
 final class OpenConnections: Sendable {
     private let count = Atomic<Int>(0)
+    private let unread = Atomic<Int>(0)
     let maximum: Int?
 
     init(maximum: Int?) { self.maximum = maximum }
+
+    /// Bytes buffered in connections that cannot take more (`ConnectionGuard.recountUnread`).
+    var unreadAnswerBytes: Int { unread.load(ordering: .relaxed) }
+    func unreadChanged(by delta: Int) { unread.add(delta, ordering: .relaxed) }
 
     var current: Int { count.load(ordering: .relaxed) }
     /// At the maximum: idle connections close to make room.
@@ -89,6 +98,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var responseEnded = false
     /// Since when the socket has refused more of an answer (its client does not read), if it does.
     private var unwritableSince: NIODeadline?
+    /// The bytes of this connection counted in `open.unreadAnswerBytes`.
+    private var countedUnread = 0
     private var ticker: RepeatedTask?
     /// Completed when the client is gone (the connection closed, or its input ended mid-request).
     private(set) var departure: EventLoopPromise<Void>?
@@ -112,11 +123,13 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     func handlerRemoved(context: ChannelHandlerContext) {
         ticker?.cancel()
         departure?.succeed()
+        uncountUnread()
     }
 
     func channelInactive(context: ChannelHandlerContext) {
         ticker?.cancel()
         departure?.succeed()
+        uncountUnread()
         context.fireChannelInactive()
     }
 
@@ -139,7 +152,22 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
         unwritableSince = context.channel.isWritable ? nil : .now()
+        if unwritableSince == nil { uncountUnread() }
         context.fireChannelWritabilityChanged()
+    }
+
+    /// Counts what this connection's client has left unread (its buffered bytes, once the socket
+    /// has taken none of them for a second) into the listener's total.
+    private func recountUnread(_ context: ChannelHandlerContext, now: NIODeadline) {
+        guard let since = unwritableSince, now - since > .seconds(1) else { return uncountUnread() }
+        let buffered = (try? context.channel.syncOptions?.getOption(.bufferedWritableBytes)) ?? 0
+        open.unreadChanged(by: buffered - countedUnread)
+        countedUnread = buffered
+    }
+
+    private func uncountUnread() {
+        open.unreadChanged(by: -countedUnread)
+        countedUnread = 0
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -240,9 +268,12 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// have sent the least make room: idle ones at once, and one still sending its head after a
     /// second (a client sends a head in milliseconds; a trickle would hold its slot for the whole
     /// header timeout). An answer its client has not read for the idle timeout ends it too, with
-    /// the buffered answer.
+    /// the buffered answer, and at once while the unread answers of all connections exceed
+    /// `maxUnreadAnswerBytes`.
     private func check(_ context: ChannelHandlerContext) {
         let now = NIODeadline.now()
+        recountUnread(context, now: now)
+        if countedUnread > 0, open.unreadAnswerBytes > limits.maxUnreadAnswerBytes { return close(context) }
         let elapsed = now - since
         let expired =
             switch phase {

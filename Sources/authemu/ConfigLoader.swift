@@ -25,6 +25,7 @@ struct ConfigLayer {
     var bodyTimeoutSeconds: Int?
     var idleTimeoutSeconds: Int?
     var maxConnections: Int?
+    var maxUnreadAnswerBytes: Int?
     var publicURL: String?
     var logLevel: String?
     var logFormat: String?
@@ -41,7 +42,8 @@ struct ConfigLayer {
     /// Every key the file and the environment accept (environment: `AUTHEMU_` + upper case).
     static let keys = [
         "host", "port", "project", "data", "ephemeral", "store", "admin_token", "max_body_bytes",
-        "header_timeout_seconds", "body_timeout_seconds", "idle_timeout_seconds", "max_connections", "public_url",
+        "header_timeout_seconds", "body_timeout_seconds", "idle_timeout_seconds", "max_connections",
+        "max_unread_answer_bytes", "public_url",
         "log_level",
         "log_format", "shutdown_timeout_seconds", "token_signing", "functions_ca_file", "single_project",
         "functions_emulator",
@@ -96,6 +98,7 @@ struct ConfigLayer {
         case "body_timeout_seconds": bodyTimeoutSeconds = try integer(1...3600)
         case "idle_timeout_seconds": idleTimeoutSeconds = try integer(1...3600)
         case "max_connections": maxConnections = try integer(16...10_000_000)
+        case "max_unread_answer_bytes": maxUnreadAnswerBytes = try integer(65536...(1 << 40))
         case "log_format":
             let format = try string().lowercased()
             guard LogFormat(rawValue: format) != nil else {
@@ -219,7 +222,9 @@ struct ConfigLayer {
             headerTimeoutSeconds: headerTimeoutSeconds ?? lower.headerTimeoutSeconds,
             bodyTimeoutSeconds: bodyTimeoutSeconds ?? lower.bodyTimeoutSeconds,
             idleTimeoutSeconds: idleTimeoutSeconds ?? lower.idleTimeoutSeconds,
-            maxConnections: maxConnections ?? lower.maxConnections, publicURL: publicURL ?? lower.publicURL,
+            maxConnections: maxConnections ?? lower.maxConnections,
+            maxUnreadAnswerBytes: maxUnreadAnswerBytes ?? lower.maxUnreadAnswerBytes,
+            publicURL: publicURL ?? lower.publicURL,
             logLevel: logLevel ?? lower.logLevel, logFormat: logFormat ?? lower.logFormat,
             shutdownTimeoutSeconds: shutdownTimeoutSeconds ?? lower.shutdownTimeoutSeconds,
             tokenSigning: tokenSigning ?? lower.tokenSigning, functionsCAFile: functionsCAFile ?? lower.functionsCAFile,
@@ -249,6 +254,7 @@ struct ConfigLayer {
         if let bodyTimeoutSeconds { config.connections.bodyTimeout = .seconds(Int64(bodyTimeoutSeconds)) }
         if let idleTimeoutSeconds { config.connections.idleTimeout = .seconds(Int64(idleTimeoutSeconds)) }
         config.connections.maxConnections = maxConnections
+        if let maxUnreadAnswerBytes { config.connections.maxUnreadAnswerBytes = maxUnreadAnswerBytes }
         config.publicURL = publicURL
         config.projects = projects
         if let tokenSigning { config.tokenSigning = tokenSigning }

@@ -291,3 +291,35 @@ def test_a_bad_limit_in_the_config_file_stops_start_up_naming_the_key(tmp_path, 
                             capture_output=True, text=True, timeout=20)
     assert result.returncode != 0
     assert f"key '{key}' must be an integer from" in result.stderr
+
+
+def test_unread_answers_over_the_budget_are_dropped_before_the_idle_timeout(tmp_path):
+    """Connections that pipeline downloads and never read them hold their answers; past
+    `max_unread_answer_bytes` over all of them (1 MiB here) they are closed within seconds, long
+    before the idle timeout (60 s)."""
+    config = tmp_path / "authemu.yaml"
+    config.write_text("max_unread_answer_bytes: 1048576\n")
+    daemon = Daemon(tmp_path, extra=["--config", str(config)]).start()
+    try:
+        users = [{"localId": f"u{index:04d}", "displayName": "n" * 2000} for index in range(1000)]
+        created = requests.post(f"{daemon.base}/identitytoolkit.googleapis.com/v1/projects/{PROJECT}/accounts:batchCreate",
+                                headers={"Authorization": "Bearer owner"}, json={"users": users}, timeout=30)
+        assert created.status_code == 200 and "error" not in created.json()
+        download = (f"GET /identitytoolkit.googleapis.com/v1/projects/{PROJECT}/accounts:batchGet?maxResults=1000 "
+                    "HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer owner\r\n\r\n").encode()
+        sockets = []
+        for _ in range(3):
+            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            sock.connect(("127.0.0.1", daemon.port))
+            sock.sendall(download * 2)
+            sockets.append(sock)
+        ports = {sock.getsockname()[1] for sock in sockets}
+        wait_for(lambda: held_by_daemon(daemon.port, ports) == 3)
+        # Without the budget they would be held for the idle timeout, 60 s.
+        wait_for(lambda: held_by_daemon(daemon.port, ports) == 0, seconds=20)
+        assert requests.get(daemon.base + "/readyz", timeout=5).status_code == 200
+        for sock in sockets:
+            sock.close()
+    finally:
+        daemon.stop()

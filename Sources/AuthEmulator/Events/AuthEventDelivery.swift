@@ -80,11 +80,13 @@ public final class AuthEventDelivery: Sendable {
     public func enqueue(_ events: [AuthEvent]) {
         let now = timing.now()
         var starting: [String] = []
-        var full: [String] = []
+        var full: [(project: String, known: Bool)] = []
         state.withLock { state in
             for event in events {
                 guard state.count < limits.maxEvents, state.bytes + event.body.count <= limits.maxBytes else {
-                    if state.dropped[event.projectId, default: 0] == 0 { full.append(event.projectId) }
+                    if state.dropped[event.projectId, default: 0] == 0 {
+                        full.append((event.projectId, state.status[event.projectId] != nil))
+                    }
                     state.dropped[event.projectId, default: 0] += 1
                     continue
                 }
@@ -97,8 +99,10 @@ public final class AuthEventDelivery: Sendable {
                 state.bytes += event.body.count
             }
         }
-        for project in full {
-            logger.warning(
+        // Quiet while no Functions emulator was ever reached: most daemons serve none.
+        for (project, known) in full {
+            logger.log(
+                level: known ? .warning : .debug,
                 "auth events of project \(project) are being dropped: the queue for the Functions emulator is full (at most \(limits.maxEvents) events and \(limits.maxBytes) bytes)",
                 metadata: ["event": "functions", "project": "\(project)"])
         }
