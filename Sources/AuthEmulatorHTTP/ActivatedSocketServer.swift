@@ -16,6 +16,7 @@ public struct ActivatedSocketServer: Service {
     let connectionExecutor: ConnectionExecutor?
     let limits: ConnectionLimits
     let maxBodyBytes: Int
+    let open: OpenConnections
     let onServerRunning: @Sendable (any Channel) async -> Void
 
     public init(
@@ -23,7 +24,8 @@ public struct ActivatedSocketServer: Service {
         connectionExecutor: ConnectionExecutor? = nil, onServerRunning: @escaping @Sendable (any Channel) async -> Void
     ) {
         self.descriptor = descriptor
-        self.responder = buildRouter(emulator: emulator, config: config).buildResponder()
+        self.open = OpenConnections(maximum: config.connections.maxConnections)
+        self.responder = buildRouter(emulator: emulator, config: config, open: open).buildResponder()
         self.logger = logger
         self.connectionExecutor = connectionExecutor
         self.limits = config.connections
@@ -35,7 +37,7 @@ public struct ActivatedSocketServer: Service {
         let responder = self.responder
 
         let logger = self.logger
-        let open = OpenConnections(maximum: limits.maxConnections)
+        let open = self.open
         let childChannel = HTTP1ClosingChannel(
             executor: connectionExecutor, limits: limits, maxBodyBytes: maxBodyBytes, open: open
         ) { request, responseWriter, channel in

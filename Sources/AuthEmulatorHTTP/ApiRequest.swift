@@ -61,19 +61,23 @@ struct ApiRequest: Sendable {
 
     /// Runs a long-poll, cancelled when the client leaves (its connection closes, or its input
     /// ends while it waits), so a departed client's wait holds no socket until it expires.
-    /// A request that does not wait runs as it is.
+    /// A request that does not wait runs as it is. A long-poll waits without its bulk-answer
+    /// permit (`BulkAnswerGate.setAside`).
     func untilClientLeaves<T: Sendable>(
         waiting: Bool, _ body: @escaping @Sendable () async throws -> T
     ) async throws -> T {
-        guard waiting, let channel, let departure = await ConnectionGuard.departure(of: channel) else {
-            return try await body()
+        guard waiting else { return try await body() }
+        guard let channel, let departure = await ConnectionGuard.departure(of: channel) else {
+            return try await BulkAnswerGate.setAside(body)
         }
         let task = Task { try await body() }
         departure.whenComplete { _ in task.cancel() }
-        return try await withTaskCancellationHandler {
-            try await task.value
-        } onCancel: {
-            task.cancel()
+        return try await BulkAnswerGate.setAside {
+            try await withTaskCancellationHandler {
+                try await task.value
+            } onCancel: {
+                task.cancel()
+            }
         }
     }
 

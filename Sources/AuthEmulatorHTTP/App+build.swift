@@ -45,6 +45,12 @@ public struct AppConfig: Sendable {
 
 /// Builds the router with every route and middleware; tests drive it with `app.test(.router)`.
 public func buildRouter(emulator: Emulator, config: AppConfig) -> ExactPathRouter<AuthRequestContext> {
+    buildRouter(emulator: emulator, config: config, open: OpenConnections(maximum: nil))
+}
+
+/// As the public one; `open` is the listener's tally of connections and unread answers, which
+/// bulk answers wait on.
+func buildRouter(emulator: Emulator, config: AppConfig, open: OpenConnections) -> ExactPathRouter<AuthRequestContext> {
     let router = Router(context: AuthRequestContext.self)
     // A loopback listener answers only requests that name it (the DNS-rebinding defence); CORS is
     // outside the envelope, so every answer carries it: errors are enveloped inside it.
@@ -64,7 +70,10 @@ public func buildRouter(emulator: Emulator, config: AppConfig) -> ExactPathRoute
         maxBodyBytes: settings.maxBodyBytes)
     RouteRegistration(
         router: router, exact: exact,
-        services: RouteServices(emulator: emulator, settings: settings, inspector: inspector)
+        services: RouteServices(
+            emulator: emulator, settings: settings, inspector: inspector,
+            bulkAnswers: BulkAnswerGate(
+                open: open, budget: config.connections.maxUnreadAnswerBytes))
     ).register(routeTable)
     return ExactPathRouter(router: router, exact: exact)
 }
@@ -102,8 +111,8 @@ public func buildApplication(
     connectionExecutor: ConnectionExecutor? = nil,
     onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
 ) -> some ApplicationProtocol {
-    let router = buildRouter(emulator: emulator, config: config)
     let open = OpenConnections(maximum: config.connections.maxConnections)
+    let router = buildRouter(emulator: emulator, config: config, open: open)
     return Application(
         router: router,
         server: .http1ClosingHTTP10(

@@ -36,13 +36,18 @@ public struct ConnectionLimits: Sendable {
 final class OpenConnections: Sendable {
     private let count = Atomic<Int>(0)
     private let unread = Atomic<Int>(0)
+    private let waiting = Atomic<Int>(0)
     let maximum: Int?
 
     init(maximum: Int?) { self.maximum = maximum }
 
-    /// Bytes buffered in connections that cannot take more (`ConnectionGuard.recountUnread`).
+    /// Bytes buffered in connections that have taken none for a second
+    /// (`ConnectionGuard.recountUnread`).
     var unreadAnswerBytes: Int { unread.load(ordering: .relaxed) }
     func unreadChanged(by delta: Int) { unread.add(delta, ordering: .relaxed) }
+    /// Bytes buffered in connections that cannot take more now: what `BulkAnswerGate` waits on.
+    var waitingAnswerBytes: Int { waiting.load(ordering: .relaxed) }
+    func waitingChanged(by delta: Int) { waiting.add(delta, ordering: .relaxed) }
 
     var current: Int { count.load(ordering: .relaxed) }
     /// At the maximum: idle connections close to make room.
@@ -100,6 +105,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var unwritableSince: NIODeadline?
     /// The bytes of this connection counted in `open.unreadAnswerBytes`.
     private var countedUnread = 0
+    /// The bytes of this connection counted in `open.waitingAnswerBytes`.
+    private var countedWaiting = 0
     private var ticker: RepeatedTask?
     /// Completed when the client is gone (the connection closed, or its input ended mid-request).
     private(set) var departure: EventLoopPromise<Void>?
@@ -152,22 +159,34 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
         unwritableSince = context.channel.isWritable ? nil : .now()
-        if unwritableSince == nil { uncountUnread() }
+        if unwritableSince == nil { uncountUnread() } else { recountWaiting(context) }
         context.fireChannelWritabilityChanged()
     }
 
-    /// Counts what this connection's client has left unread (its buffered bytes, once the socket
-    /// has taken none of them for a second) into the listener's total.
+    /// Counts what this connection's client has left unread into the listener's totals: its
+    /// buffered bytes while the socket takes no more (`waitingAnswerBytes`), and once it has
+    /// taken none of them for a second (`unreadAnswerBytes`).
     private func recountUnread(_ context: ChannelHandlerContext, now: NIODeadline) {
-        guard let since = unwritableSince, now - since > .seconds(1) else { return uncountUnread() }
-        let buffered = (try? context.channel.syncOptions?.getOption(.bufferedWritableBytes)) ?? 0
+        guard let since = unwritableSince else { return uncountUnread() }
+        let buffered = recountWaiting(context)
+        guard now - since > .seconds(1) else { return }
         open.unreadChanged(by: buffered - countedUnread)
         countedUnread = buffered
+    }
+
+    @discardableResult
+    private func recountWaiting(_ context: ChannelHandlerContext) -> Int {
+        let buffered = (try? context.channel.syncOptions?.getOption(.bufferedWritableBytes)) ?? 0
+        open.waitingChanged(by: buffered - countedWaiting)
+        countedWaiting = buffered
+        return buffered
     }
 
     private func uncountUnread() {
         open.unreadChanged(by: -countedUnread)
         countedUnread = 0
+        open.waitingChanged(by: -countedWaiting)
+        countedWaiting = 0
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {

@@ -42,9 +42,16 @@ enum EmulatorHandlers {
     static func smsMessages(_ request: ApiRequest) async throws -> JSONListing {
         let query = try SmsQueryParameters.parse(request)
         let (emulator, scope) = (request.emulator, request.caller.scope)
-        return try await request.untilClientLeaves(waiting: query.wait > 0) {
-            try await emulator.smsMessageListing(scope, query.filter, wait: query.wait)
+        if query.wait > 0 {
+            // The wait asks for one message; the listing is built after it, through the gate.
+            var one = query.filter
+            one.limit = 1
+            let first = one
+            _ = try await request.untilClientLeaves(waiting: true) {
+                try await emulator.smsMessageListing(scope, first, wait: query.wait)
+            }
         }
+        return try await emulator.smsMessageListing(scope, query.filter, wait: 0)
     }
 
     static func clearSmsMessages(_ request: ApiRequest) async throws -> JSONValue {
@@ -61,10 +68,13 @@ enum EmulatorHandlers {
     static func apnsPushes(_ request: ApiRequest) async throws -> JSONValue {
         let query = try SmsQueryParameters.parse(request)
         let (emulator, scope) = (request.emulator, request.caller.scope)
-        let pushes = try await request.untilClientLeaves(waiting: query.wait > 0) {
-            try await emulator.apnsPushes(
-                scope, afterId: query.filter.afterId, limit: query.filter.limit, wait: query.wait)
+        if query.wait > 0 {
+            _ = try await request.untilClientLeaves(waiting: true) {
+                try await emulator.apnsPushes(scope, afterId: query.filter.afterId, limit: 1, wait: query.wait)
+            }
         }
+        let pushes = try await emulator.apnsPushes(
+            scope, afterId: query.filter.afterId, limit: query.filter.limit, wait: 0)
         return .object(["apnsPushes": .array(pushes.map(\.wireValue))])
     }
 

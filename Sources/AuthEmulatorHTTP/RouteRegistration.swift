@@ -9,12 +9,24 @@ struct Route: Sendable {
     let path: String
     let access: Access
     let handler: RouteHandler
+    let cost: Cost
 
-    init(_ method: HTTPRequest.Method, _ path: String, _ access: Access, _ handler: RouteHandler) {
+    /// What building a route's answer may take.
+    enum Cost: Sendable {
+        /// Bounded by the limits on one account or setting.
+        case light
+        /// A list that can run to megabytes: answered through `BulkAnswerGate`.
+        case bulk
+    }
+
+    init(
+        _ method: HTTPRequest.Method, _ path: String, _ access: Access, _ handler: RouteHandler, _ cost: Cost = .light
+    ) {
         self.method = method
         self.path = path
         self.access = access
         self.handler = handler
+        self.cost = cost
     }
 
     /// Whether `/emulator/openapi.json` lists it: every route but the inspector's pages.
@@ -105,6 +117,7 @@ struct RouteServices: Sendable {
     let emulator: Emulator
     let settings: HTTPSettings
     let inspector: InspectorPages
+    let bulkAnswers: BulkAnswerGate
 }
 
 /// Registers every route of `routeTable` with the router and its exact-path index.
@@ -125,7 +138,15 @@ struct RouteRegistration<Context: RequestContext> {
         }
     }
 
+    /// A route's handler, through the bulk-answer gate when its answers can run to megabytes.
     private func responder(_ route: Route) -> @Sendable (Request, Context) async throws -> Response {
+        let respond = answering(route)
+        guard route.cost == .bulk else { return respond }
+        let gate = services.bulkAnswers
+        return { request, context in try await gate.admit { try await respond(request, context) } }
+    }
+
+    private func answering(_ route: Route) -> @Sendable (Request, Context) async throws -> Response {
         let services = self.services
         let access = route.access
         switch route.handler {

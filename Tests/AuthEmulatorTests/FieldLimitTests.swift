@@ -53,24 +53,71 @@ struct FieldLimitTests {
         }
     }
 
-    @Test("the admin path: 101 second factors are SECOND_FACTOR_LIMIT_EXCEEDED, 100 are kept")
+    static func factors(_ count: Int) -> JSONValue {
+        .array((0..<count).map { .object(["phoneInfo": .string("+1555555\(String(format: "%04d", $0))")]) })
+    }
+
+    @Test(
+        "the admin path: 101 second factors are SECOND_FACTOR_LIMIT_EXCEEDED, 100 are kept where the project allows 100"
+    )
     func enrollments() async throws {
         try await Harness().run { client in
+            let allow = try await client.call(
+                .patch, "/identitytoolkit.googleapis.com/v2/projects/example/config?updateMask=emulatorSettings",
+                #"{"emulatorSettings":{"mfaMaxEnrolledFactors":100}}"#, admin: true)
+            #expect(allow.status == 200)
             let user = try await client.signUp("m@example.com").ok()
-            func factors(_ count: Int) -> JSONValue {
-                .array((0..<count).map { .object(["phoneInfo": .string("+1555555\(String(format: "%04d", $0))")]) })
-            }
             let localId = JSONValue.string(user.string("localId"))
             let over = try await client.v1(
-                "projects/example/accounts:update", ["localId": localId, "mfa": ["enrollments": factors(101)]],
+                "projects/example/accounts:update", ["localId": localId, "mfa": ["enrollments": Self.factors(101)]],
                 admin: true)
             #expect(over.status == 400)
             #expect(
-                over.errorMessage == "SECOND_FACTOR_LIMIT_EXCEEDED : ((An account has at most 100 second factors.))")
+                over.errorMessage
+                    == "SECOND_FACTOR_LIMIT_EXCEEDED : ((An account has at most 100 second factors here (mfaMaxEnrolledFactors).))"
+            )
             let fits = try await client.v1(
-                "projects/example/accounts:update", ["localId": localId, "mfa": ["enrollments": factors(100)]],
+                "projects/example/accounts:update", ["localId": localId, "mfa": ["enrollments": Self.factors(100)]],
                 admin: true)
             #expect(fits.status == 200)
+        }
+    }
+
+    @Test("the admin paths hold factors to mfaMaxEnrolledFactors (5 by default): create, update and import")
+    func enrollmentsByDefault() async throws {
+        let refusal =
+            "SECOND_FACTOR_LIMIT_EXCEEDED : ((An account has at most 5 second factors here (mfaMaxEnrolledFactors).))"
+        try await Harness().run { client in
+            let created = try await client.v1(
+                "projects/example/accounts", ["localId": "six", "mfaInfo": Self.factors(6)], admin: true)
+            #expect(created.status == 400 && created.errorMessage == refusal)
+            let five = try await client.v1(
+                "projects/example/accounts", ["localId": "five", "mfaInfo": Self.factors(5)], admin: true)
+            #expect(five.status == 200)
+            let updated = try await client.v1(
+                "projects/example/accounts:update", ["localId": "five", "mfa": ["enrollments": Self.factors(6)]],
+                admin: true)
+            #expect(updated.status == 400 && updated.errorMessage == refusal)
+            let imported = try await client.v1(
+                "projects/example/accounts:batchCreate",
+                [
+                    "users": [
+                        [
+                            "localId": "i6", "email": "i6@example.com", "emailVerified": true,
+                            "mfaInfo": Self.factors(6),
+                        ],
+                        [
+                            "localId": "i5", "email": "i5@example.com", "emailVerified": true,
+                            "mfaInfo": Self.factors(5),
+                        ],
+                    ]
+                ],
+                admin: true)
+            #expect(imported["error"] == .array([["index": 0, "message": .string(refusal)]]))
+            let users = try await client.call(
+                .get, "/identitytoolkit.googleapis.com/v1/projects/example/accounts:batchGet", admin: true)
+            #expect(users["users"]?.arrayValue?.map { $0["localId"]?.stringValue } == ["five", "i5"])
+            #expect(users["users"]?.arrayValue?.map { $0["mfaInfo"]?.arrayValue?.count } == [5, 5])
         }
     }
 

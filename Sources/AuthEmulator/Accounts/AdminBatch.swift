@@ -121,6 +121,7 @@ extension Emulator {
                     let user = try await Emulator.importedRecord(
                         input, scope: scope, random: random, uploadMillis: self.nowMillisString,
                         hashOptions: hashOptions)
+                    try settings.emulator.admitFactors(user)
                     try await Emulator.checkImportConflicts(
                         tx, user, scope: scope, request: request, oneAccountPerEmail: !settings.allowDuplicateEmails)
                     try await tx.save(scope, user)

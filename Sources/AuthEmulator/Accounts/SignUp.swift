@@ -48,6 +48,7 @@ extension Emulator {
             if let enrollments = request.mfaInfo {
                 user.mfaInfo = try MfaEnrollmentInput.records(
                     enrollments, random: random, now: self.clock.now(), keepingIds: caller.isAdmin)
+                try settings.emulator.admitFactors(user)
             }
             var sessionClaims: [String: JSONValue] = [:]
             if request.idToken == nil, request.email != nil, !caller.isAdmin {

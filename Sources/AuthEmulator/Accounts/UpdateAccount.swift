@@ -57,6 +57,7 @@ extension Emulator {
             change.applyDeletions()
             try await change.applyLinkedProvider(tx)
             try change.applyAdminFields(isAdmin: caller.isAdmin, random: self.random)
+            if request.mfa != nil { try settings.emulator.admitFactors(change.user) }
             try await tx.save(caller.scope, change.user)
             let recovery = try await self.recoveryCode(tx, change, code: recoveryCode, caller: caller)
             return (change, claims, recovery)

@@ -113,3 +113,14 @@ public struct EmulatorSettings: Sendable, Equatable {
         }
     }
 }
+
+extension EmulatorSettings {
+    /// Factors an Admin SDK sets (create, update, import) are held to the scope's
+    /// `mfaMaxEnrolledFactors`, as a client's enrolment is.
+    func admitFactors(_ user: UserRecord) throws(AuthError) {
+        guard user.enrollments.count > maxEnrolledFactors else { return }
+        throw AuthError(
+            "SECOND_FACTOR_LIMIT_EXCEEDED",
+            "((An account has at most \(maxEnrolledFactors) second factors here (mfaMaxEnrolledFactors).))")
+    }
+}
