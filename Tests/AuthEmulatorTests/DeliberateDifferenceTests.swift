@@ -35,15 +35,24 @@ struct DeliberateDifferenceTests {
         ),
     ]
 
+    /// The rows of "Where production's answer depends on what the emulator cannot know", with the
+    /// tests of Google's suites each explains.
+    static let unknowable: [(request: String, suiteTests: [String])] = [
+        (
+            "`sendOobCode` with `canHandleCodeInApp` and a `linkDomain` the project does not own",
+            [#"firebase-admin-python integration/test_auth.py "test_auth_error_parse""#]
+        )
+    ]
+
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
-    /// The table's rows, each as its cells.
-    static func tableRows() throws -> [[String]] {
+    /// The rows of the table under `heading`, each as its cells.
+    static func tableRows(
+        under heading: String = "## Where authemu answers as production, not as firebase-tools"
+    ) throws -> [[String]] {
         let text = try String(contentsOf: repository.appendingPathComponent("docs/endpoints.md"), encoding: .utf8)
-        guard let section = text.range(of: "## Where authemu answers as production, not as firebase-tools") else {
-            return []
-        }
+        guard let section = text.range(of: heading) else { return [] }
         let lines = text[section.upperBound...].split(separator: "\n", omittingEmptySubsequences: false)
         let table = lines.drop { !$0.hasPrefix("| Request") }.prefix { $0.hasPrefix("|") }.dropFirst(2)
         return table.map { line in
@@ -60,6 +69,17 @@ struct DeliberateDifferenceTests {
             #expect(row[0].hasPrefix(difference.request), "row \(row[0]) is not \(difference.request)")
             let named = row.last == "—" ? [] : row.last?.components(separatedBy: "; ") ?? []
             #expect(named == difference.specTests, "\(difference.request)")
+        }
+    }
+
+    @Test("the differences production's knowledge decides are listed with the Google suite tests they explain")
+    func unknowableMatchesList() throws {
+        let rows = try Self.tableRows(under: "### Where production's answer depends on what the emulator cannot know")
+        #expect(rows.count == Self.unknowable.count)
+        for (row, difference) in zip(rows, Self.unknowable) {
+            #expect(row.count == 5, "\(row.first ?? "")")
+            #expect(row[0].hasPrefix(difference.request), "row \(row[0]) is not \(difference.request)")
+            #expect(row.last?.components(separatedBy: "; ") == difference.suiteTests, "\(difference.request)")
         }
     }
 

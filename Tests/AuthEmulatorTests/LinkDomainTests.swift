@@ -67,19 +67,22 @@ struct LinkDomainTests {
         }
     }
 
-    @Test("a Google-hosted domain must be the project's own; listed hostingDomains restrict the rest")
+    @Test("a default Hosting domain is refused, the project's own too; listed hostingDomains restrict the rest")
     func domainChecks() async throws {
         try await Harness().run { client in
             try await client.signUp("links@example.com").ok()
             let refusal =
-                "INVALID_HOSTING_LINK_DOMAIN : The provided Hosting link domain is not configured in Firebase Hosting or is not owned by the current project."
-            for domain in ["invaliddomain.firebaseapp.com", "other.web.app", "https://links.example.com", "no_dots"] {
+                "INVALID_HOSTING_LINK_DOMAIN : The provided hosting link domain is not configured in Firebase Hosting or is not owned by the current project. This cannot be a default hosting domain (web.app or firebaseapp.com)."
+            for domain in [
+                "invaliddomain.firebaseapp.com", "other.web.app", "example.firebaseapp.com", "EXAMPLE.web.app",
+                "https://links.example.com", "no_dots",
+            ] {
                 let reply = try await Self.resetLink(
                     client, ["canHandleCodeInApp": true, "linkDomain": .string(domain)])
                 #expect(reply.status == 400, "\(domain)")
                 #expect(reply.errorMessage == refusal, "\(domain)")
             }
-            for domain in ["example.firebaseapp.com", "EXAMPLE.web.app", "links.example.com"] {
+            for domain in ["Links.Example.com", "cool.link"] {
                 let reply = try await Self.resetLink(
                     client, ["canHandleCodeInApp": true, "linkDomain": .string(domain)])
                 #expect(URLComponents(string: reply.string("oobLink"))?.host == domain.lowercased(), "\(domain)")

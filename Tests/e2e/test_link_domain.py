@@ -43,9 +43,33 @@ def test_a_foreign_firebase_hosting_domain_is_refused(api, admin_auth):
     settings = auth.ActionCodeSettings(CONTINUE, handle_code_in_app=True, link_domain="invaliddomain.firebaseapp.com")
     with pytest.raises(auth.InvalidHostingLinkDomainError):
         auth.generate_sign_in_with_email_link("domain@example.com", settings, app=app)
+    # As production: never a default Hosting domain, the project's own included.
     own = auth.ActionCodeSettings(CONTINUE, handle_code_in_app=True, link_domain=f"{PROJECT}.web.app")
-    assert urlparse(auth.generate_sign_in_with_email_link("domain@example.com", own, app=app)).hostname == (
-        f"{PROJECT}.web.app")
+    with pytest.raises(auth.InvalidHostingLinkDomainError) as refused:
+        auth.generate_sign_in_with_email_link("domain@example.com", own, app=app)
+    assert str(refused.value) == (
+        "The provided hosting link domain is not configured in Firebase Hosting or is not owned by the current "
+        "project (INVALID_HOSTING_LINK_DOMAIN). The provided hosting link domain is not configured in Firebase "
+        "Hosting or is not owned by the current project. This cannot be a default hosting domain (web.app or "
+        "firebaseapp.com).")
+
+
+def test_listed_hosting_domains_refuse_others_as_production(api, admin_auth):
+    # firebase-admin-python's test_auth_error_parse sends cool.link; production refuses it because the
+    # project does not own it. A project that lists its domains gets that answer here.
+    auth, app = admin_auth
+    ok(api.v1("accounts:signUp", {"email": "domain@example.com", "password": "secret123"}))
+    cool = auth.ActionCodeSettings(CONTINUE, handle_code_in_app=True, link_domain="cool.link")
+    assert urlparse(auth.generate_sign_in_with_email_link("domain@example.com", cool, app=app)).hostname == "cool.link"
+    ok(api.admin("PATCH", f"v2/projects/{PROJECT}/config",
+                 {"emulatorSettings": {"hostingDomains": ["kobayashimaru.testdomaindonotuse.com"]}},
+                 params={"updateMask": "emulatorSettings"}))
+    with pytest.raises(auth.InvalidHostingLinkDomainError):
+        auth.generate_sign_in_with_email_link("domain@example.com", cool, app=app)
+    listed = auth.ActionCodeSettings(CONTINUE, handle_code_in_app=True,
+                                     link_domain="kobayashimaru.testdomaindonotuse.com")
+    assert urlparse(auth.generate_sign_in_with_email_link("domain@example.com", listed, app=app)).hostname == (
+        "kobayashimaru.testdomaindonotuse.com")
 
 
 def test_a_custom_action_handler_receives_the_links(api, admin_auth):

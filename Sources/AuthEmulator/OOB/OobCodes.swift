@@ -58,7 +58,7 @@ extension Emulator {
                 try hooks.beforeSend(.beforeSendEmail, user: shown, settings: settings, scope: scope, context: context)
             }
             let linkDomain = try LinkDomain.checked(
-                request.linkDomain, projectId: scope.projectId, hostingDomains: settings.emulator.hostingDomains)
+                request.linkDomain, hostingDomains: settings.emulator.hostingDomains)
             var link = Emulator.actionLink(
                 handler: settings.actionHandlerURL ?? "\(options.linkBase(for: caller))/emulator/action",
                 mode: type.actionMode, code: code, continueUrl: request.continueUrl, tenantId: scope.tenantId)
