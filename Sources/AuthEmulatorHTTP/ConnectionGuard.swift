@@ -23,12 +23,15 @@ public struct ConnectionLimits: Sendable {
 
     public init() {}
 
-    /// How often a connection looks at its deadline: a quarter of the shortest timeout, at most a
-    /// second (a full listener frees its idle connections within it), with no timer set or
-    /// cancelled per request.
+    /// How often a connection looks at its deadline: a quarter of the shortest timeout, at most
+    /// half a second (a full listener frees its idle connections within it, and its trickles
+    /// within a second), with no timer set or cancelled per request.
     var tick: TimeAmount {
-        .nanoseconds(min(max(min(headerTimeout, bodyTimeout, idleTimeout).nanoseconds / 4, 50_000_000), 1_000_000_000))
+        .nanoseconds(min(max(min(headerTimeout, bodyTimeout, idleTimeout).nanoseconds / 4, 50_000_000), 500_000_000))
     }
+
+    /// How long a head may take while the listener is full before its connection makes room.
+    static let headGraceWhenFull = TimeAmount.milliseconds(500)
 }
 
 /// The connections one listener has open, and the bytes of answers their clients have not read;
@@ -284,8 +287,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     // MARK: Deadlines
 
     /// Closes the connection past its phase's deadline. While the listener is full, those that
-    /// have sent the least make room: idle ones at once, and one still sending its head after a
-    /// second (a client sends a head in milliseconds; a trickle would hold its slot for the whole
+    /// have sent the least make room: idle ones at once, and one still sending its head after half
+    /// a second (a client sends a head in milliseconds; a trickle would hold its slot for the whole
     /// header timeout). An answer its client has not read for the idle timeout ends it too, with
     /// the buffered answer, and at once while the unread answers of all connections exceed
     /// `maxUnreadAnswerBytes`.
@@ -297,7 +300,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         let expired =
             switch phase {
             case .idle: elapsed > idleLimit || open.isFull
-            case .head: elapsed > limits.headerTimeout || (open.isFull && elapsed > .seconds(1))
+            case .head: elapsed > limits.headerTimeout || (open.isFull && elapsed > ConnectionLimits.headGraceWhenFull)
             case .body, .discarding: elapsed > limits.bodyTimeout
             case .responding: false
             }

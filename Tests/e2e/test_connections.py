@@ -185,7 +185,7 @@ def test_at_its_connection_limit_the_daemon_does_not_spin_and_readyz_answers(tmp
 
 def test_at_its_connection_limit_trickling_heads_make_room_for_readyz(tmp_path):
     """120 clients trickle a head a byte at a time and reconnect when cut off, against a listener
-    that keeps 48: while full, a head still under way after a second is closed (a trickle cannot
+    that keeps 48: while full, a head still under way after half a second is closed (a trickle cannot
     hold its slot for the 10 s header timeout, nor restart it with its first byte), so /readyz
     is answered well within the header timeout."""
     port = free_port()

@@ -349,3 +349,52 @@ def test_journal_entries_carry_sms_fields(tmp_path):
     assert sms["AUTHEMU_PROJECT"] == PROJECT
     assert sms["PRIORITY"] == "6"
     assert sms["SYSLOG_IDENTIFIER"] == "authemu"
+
+
+def test_sigterm_while_imported_hash_checks_run_stops_within_the_shutdown_timeout(tmp_path):
+    # STANDARD_SCRYPT at the import bound (N·r·p 2^20, 128 MiB): each wrong password costs a check
+    # on the slow-check pool. Clients keep the pool busy; SIGTERM must still stop the daemon within
+    # shutdown_timeout_seconds (before the bounds, a cost-31 bcrypt check outlived 15 s).
+    import base64
+    import hashlib
+
+    notify = NotifySocket(tmp_path)
+    proc, port = start(tmp_path, notify, env_extra={"AUTHEMU_SHUTDOWN_TIMEOUT_SECONDS": "3"})
+    base = f"http://127.0.0.1:{port}/identitytoolkit.googleapis.com/v1"
+    admin = {"Authorization": "Bearer owner"}
+    try:
+        notify.wait_for("READY=1")
+        salt = b"pepper"
+        digest = hashlib.scrypt(b"right", salt=salt, n=1 << 17, r=8, p=1, dklen=64, maxmem=256 << 20)
+        users = [{"localId": f"s{n}", "email": f"s{n}@example.com", "passwordHash": base64.b64encode(digest).decode(),
+                  "salt": base64.b64encode(salt).decode()} for n in range(6)]
+        imported = requests.post(f"{base}/projects/{PROJECT}/accounts:batchCreate", headers=admin, timeout=30,
+                                 json={"hashAlgorithm": "STANDARD_SCRYPT", "memoryCost": 1 << 17, "blockSize": 8,
+                                       "parallelization": 1, "dkLen": 64, "users": users})
+        assert (imported.status_code, imported.json().get("error")) == (200, None), imported.text
+        answered = threading.Event()
+
+        def guess(n):
+            for _ in range(3):
+                try:
+                    reply = requests.post(f"{base}/accounts:signInWithPassword", params={"key": "k"}, timeout=30,
+                                          json={"email": f"s{n}@example.com", "password": "wrong"})
+                except requests.RequestException:
+                    return
+                if reply.status_code == 400:
+                    answered.set()
+
+        clients = [threading.Thread(target=guess, args=(n,)) for n in range(6)]
+        for client in clients:
+            client.start()
+        assert answered.wait(timeout=30)
+        signalled = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=10) == 0
+        assert time.monotonic() - signalled < 4.5
+        for client in clients:
+            client.join(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        notify.close()
