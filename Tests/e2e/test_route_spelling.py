@@ -10,7 +10,7 @@ import requests
 from conftest import ROOT
 
 TABLE = ROOT / "Sources" / "AuthEmulatorHTTP" / "RouteTable.swift"
-ROUTE_LINE = re.compile(r'^    Route\(\.(\w+), "([^"]+)", \.(\w+), \.(\w+)\(.*\)\),$')
+ROUTE_LINE = re.compile(r'^    Route\(\.(\w+), "([^"]+)", \.(\w+), \.(\w+)\(.*\)(?:, \.bulk)?\),$')
 
 
 def table_routes():
