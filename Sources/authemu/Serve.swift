@@ -37,6 +37,11 @@ struct Serve: AsyncParsableCommand {
         let (opened, emulator) = try await Self.openStoreAndEmulator(appConfig, logger: logger)
         let store = opened.store
         try await options.importIfAsked(into: emulator, projectId: appConfig.projectId, logger: logger)
+        if let name = EarlyStop.signalName {
+            logger.info("\(name) during start-up: stopping before listening")
+            await opened.close()
+            return
+        }
 
         let location = opened.location
         let listening = ListeningAddress()
@@ -68,6 +73,9 @@ struct Serve: AsyncParsableCommand {
                 service: service, successTerminationBehavior: .ignore, failureTerminationBehavior: .ignore)
         }
         services.append(helper(StoppingNotifier()))
+        services.append(
+            ServiceGroupConfiguration.ServiceConfiguration(
+                service: EarlyStopService(logger: logger), successTerminationBehavior: .gracefullyShutdownGroup))
         services.append(
             helper(
                 ReloadService { [config = options.configFile] in

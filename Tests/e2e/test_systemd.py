@@ -179,6 +179,33 @@ def test_sighup_during_start_up_is_ignored_not_fatal(tmp_path):
         notify.close()
 
 
+def stop_caught(pid, signum):
+    """Whether /proc says the process catches the signal (its bit in SigCgt)."""
+    with open(f"/proc/{pid}/status") as status:
+        line = next(line for line in status if line.startswith("SigCgt:"))
+    return int(line.split()[1], 16) >> (signum - 1) & 1 == 1
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_a_stop_signal_during_start_up_stops_gracefully(tmp_path, signum):
+    """SIGTERM / SIGINT are recorded from the first instruction (the same constructor): one sent
+    before the service group's handlers exist stops the daemon as a later one would, exit 0 (it
+    was killed by the signal: exit -15 / -2)."""
+    notify = NotifySocket(tmp_path)
+    proc, _ = start(tmp_path, notify)
+    try:
+        deadline = time.monotonic() + 10
+        while not stop_caught(proc.pid, signum):
+            assert proc.poll() is None and time.monotonic() < deadline, "the signal is never caught"
+        proc.send_signal(signum)
+        assert proc.wait(timeout=20) == 0
+        assert f"{signal.Signals(signum).name} during start-up: stopping" in (tmp_path / "out.log").read_text()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        notify.close()
+
+
 def test_a_reload_refused_in_one_part_applies_no_part(tmp_path):
     """One project's change is valid, another's is not: the reload is refused whole, and the valid
     change is not live either."""

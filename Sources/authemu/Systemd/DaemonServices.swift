@@ -1,4 +1,5 @@
 import AuthEmulator
+import CEarlySignals
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -37,6 +38,32 @@ struct StoppingNotifier: Service {
     func run() async throws {
         try? await gracefulShutdown()
         Systemd.notify("STOPPING=1")
+    }
+}
+
+/// Stops the group at once when SIGTERM or SIGINT came before the group's own handlers (recorded
+/// from the first instruction by early_signals.c). The group installs its handlers before any
+/// service starts, so a signal is either recorded or the group's: none is lost in between.
+struct EarlyStopService: Service {
+    let logger: Logger
+
+    func run() async throws {
+        if let name = EarlyStop.signalName {
+            logger.info("\(name) during start-up: stopping")
+            return
+        }
+        try? await gracefulShutdown()
+    }
+}
+
+/// The stop signal recorded before the service group ran, by name.
+enum EarlyStop {
+    static var signalName: String? {
+        switch authemu_early_stop_signal() {
+        case SIGTERM: "SIGTERM"
+        case SIGINT: "SIGINT"
+        default: nil
+        }
     }
 }
 
