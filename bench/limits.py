@@ -84,8 +84,8 @@ def sign_ups(daemon, stop, latencies, failures):
                 latencies.append(time.monotonic() - started)
             else:
                 failures.append(answer.status_code)
-        except requests.RequestException:
-            failures.append("error")
+        except requests.RequestException as error:
+            failures.append(type(error).__name__)
 
 
 def slow_hash(daemon, stop):
@@ -237,7 +237,7 @@ def run(binary, name, seconds):
             thread.join(timeout=60)
         ordered = sorted(latencies)
         p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))] if ordered else float("nan")
-        print(f"| {name} | {len(ordered)} | {len(failures)} | "
+        print(f"| {name} | {len(ordered)} | {len(failures)} {sorted(set(map(str, failures)))} | "
               f"{statistics.median(ordered) * 1000 if ordered else float('nan'):.1f} | {p99 * 1000:.1f} | "
               f"{(peak - start_rss) / 1024:.0f} | {ready} in {readyz * 1000:.0f} ms |", flush=True)
     finally:

@@ -32,6 +32,10 @@ public struct ConnectionLimits: Sendable {
 
     /// How long a head may take while the listener is full before its connection makes room.
     static let headGraceWhenFull = TimeAmount.milliseconds(500)
+    /// How long a keep-alive connection may rest between requests while the listener is full
+    /// before it makes room: a client at work sends its next request sooner, and closing it at
+    /// once would race that request (the client would see its connection reset).
+    static let idleGraceWhenFull = TimeAmount.milliseconds(250)
 }
 
 /// The connections one listener has open, and the bytes of answers their clients have not read;
@@ -287,8 +291,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     // MARK: Deadlines
 
     /// Closes the connection past its phase's deadline. While the listener is full, those that
-    /// have sent the least make room: idle ones at once, and one still sending its head after half
-    /// a second (a client sends a head in milliseconds; a trickle would hold its slot for the whole
+    /// have sent the least make room: one idle for a quarter of a second, and one still sending its
+    /// head after half a second (a client sends a head in milliseconds; a trickle would hold its slot for the whole
     /// header timeout). An answer its client has not read for the idle timeout ends it too, with
     /// the buffered answer, and at once while the unread answers of all connections exceed
     /// `maxUnreadAnswerBytes`.
@@ -299,7 +303,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         let elapsed = now - since
         let expired =
             switch phase {
-            case .idle: elapsed > idleLimit || open.isFull
+            case .idle: elapsed > idleLimit || (open.isFull && elapsed > ConnectionLimits.idleGraceWhenFull)
             case .head: elapsed > limits.headerTimeout || (open.isFull && elapsed > ConnectionLimits.headGraceWhenFull)
             case .body, .discarding: elapsed > limits.bodyTimeout
             case .responding: false

@@ -227,6 +227,58 @@ def test_at_its_connection_limit_trickling_heads_make_room_for_readyz(tmp_path):
         proc.wait(timeout=20)
 
 
+def test_at_its_connection_limit_a_client_at_work_keeps_its_connection(tmp_path):
+    """While trickles keep the listener full, a keep-alive client that rests 50 ms between requests
+    is not the one closed: all 60 requests are answered on its one connection (closing idle ones at
+    once cut it about one rest in ten, and reset the request racing the close)."""
+    port = free_port()
+    log = open(tmp_path / "authemu.log", "wb")
+    proc = subprocess.Popen(["prlimit", "--nofile=160:160", BINARY, "serve", "--port", str(port), "--ephemeral",
+                             "--project", PROJECT], stdout=log, stderr=subprocess.STDOUT)
+    stop = threading.Event()
+
+    def trickle():
+        while not stop.is_set():
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=2) as sock:
+                    for byte in b"GET /readyz HTTP/1.1\r\nHost: localhost\r\nX-Slow: " + b"a" * 200:
+                        if stop.is_set():
+                            break
+                        sock.sendall(bytes([byte]))
+                        time.sleep(0.2)
+            except OSError:
+                time.sleep(0.05)
+
+    threads = [threading.Thread(target=trickle, daemon=True) for _ in range(120)]
+    try:
+        wait_for(lambda: subprocess.run(["curl", "-sf", f"http://127.0.0.1:{port}/readyz"],
+                                        capture_output=True).returncode == 0)
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as worker:
+            reader = worker.makefile("rb")
+            for thread in threads:
+                thread.start()
+            # About 1.5 s while the trickles fill the listener, then 1.5 s while they keep it full.
+            for index in range(60):
+                worker.sendall(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n")
+                status = reader.readline()
+                assert status == b"HTTP/1.1 200 OK\r\n", f"request {index}: {status!r}"
+                length = 0
+                while (line := reader.readline()) != b"\r\n":
+                    if line.lower().startswith(b"content-length:"):
+                        length = int(line.split(b":")[1])
+                reader.read(length)
+                time.sleep(0.05)
+        full = requests.get(f"http://127.0.0.1:{port}/readyz", timeout=5)
+        assert full.status_code == 200
+        assert proc.poll() is None
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join(timeout=5)
+        proc.terminate()
+        proc.wait(timeout=20)
+
+
 def test_an_answer_its_client_does_not_read_is_dropped_after_the_idle_timeout(tmp_path):
     """Pipelined downloads that the client never reads fill the socket; the daemon holds them for
     the idle timeout (1 s here), then closes the connection and frees the answer."""
