@@ -97,12 +97,21 @@ final class SteppedTime: Sendable {
                 + #""timestamp":"1970-01-01T00:00:00.000Z","data":{"uid":"anon","metadata":{},"customClaims":{}}}"#)
     }
 
-    @Test func eventsWaitInOrderWithinTheCountAndAreSentWhenTheEmulatorAnswers() async throws {
+    /// A delivery to a Functions emulator that is down until the test brings it up.
+    func deliveryWhileDown(maxEvents: Int, untilReached: Int = 1_000) -> (
+        SwitchableFunctionsEmulator, AuthEventDelivery
+    ) {
         let functions = SwitchableFunctionsEmulator()
         var limits = AuthEventDelivery.Limits()
-        limits.maxEvents = 3
+        limits.maxEvents = maxEvents
+        limits.maxEventsUntilReached = untilReached
         let delivery = AuthEventDelivery(
             link: functions, limits: limits, timing: SteppedTime().timing, logger: .init(label: "t"))
+        return (functions, delivery)
+    }
+
+    @Test func eventsWaitInOrderWithinTheCountAndAreSentWhenTheEmulatorAnswers() async throws {
+        let (functions, delivery) = deliveryWhileDown(maxEvents: 3)
         delivery.enqueue((1...5).map { StoreChecks.event("e\($0)") })
         #expect(delivery.waiting.events == 3)
         functions.up.withLock { $0 = true }
@@ -111,6 +120,21 @@ final class SteppedTime: Sendable {
         delivery.enqueue([StoreChecks.event("e6")])
         try await functions.waitFor(4)
         #expect(functions.bodies == ["e1", "e2", "e3", "e6"])
+    }
+
+    @Test func untilAFunctionsEmulatorAnswersFewerEventsWait() async throws {
+        let (functions, delivery) = deliveryWhileDown(maxEvents: 4, untilReached: 2)
+        delivery.enqueue((1...3).map { StoreChecks.event("e\($0)") })
+        #expect(delivery.waiting.events == 2)
+        functions.up.withLock { $0 = true }
+        try await functions.waitFor(2)
+        for _ in 0..<10_000 where delivery.waiting.events > 0 { try await Task.sleep(for: .milliseconds(1)) }
+        functions.up.withLock { $0 = false }
+        delivery.enqueue((4...8).map { StoreChecks.event("e\($0)") })
+        #expect(delivery.waiting.events == 4)
+        functions.up.withLock { $0 = true }
+        try await functions.waitFor(6)
+        #expect(functions.bodies == ["e1", "e2", "e4", "e5", "e6", "e7"])
     }
 
     @Test func eventsOverTheByteBudgetOrTooOldAreDropped() async throws {

@@ -13,6 +13,10 @@ public final class AuthEventDelivery: Sendable {
     public struct Limits: Sendable {
         /// Events waiting, over every project; a new event beyond it is dropped.
         public var maxEvents = 10_000
+        /// The same while no Functions emulator has ever answered, which is most daemons': enough
+        /// for the events of the seconds before a late one starts, without a sender per project
+        /// looking for it every second for each of ten thousand projects.
+        public var maxEventsUntilReached = 1_000
         /// Their bodies' bytes, over every project (a body is at most ~64 KiB: `FieldLimits`).
         public var maxBytes = 16 << 20
         /// How long an event waits for a Functions emulator before it is dropped.
@@ -68,10 +72,21 @@ public final class AuthEventDelivery: Sendable {
         var lanes: [String: CircularBuffer<Pending>] = [:]
         var count = 0
         var bytes = 0
+        /// Whether a Functions emulator has ever answered an event.
+        var reached = false
         var status: [String: Status] = [:]
         /// Events of a project dropped (full queue or too old) since it last delivered one.
         var dropped: [String: Int] = [:]
+
+        /// One count per project that dropped events: bounded as `status` is, by forgetting the
+        /// counts (they only word a log line) when a new project would pass the bound.
+        mutating func boundDropped(adding project: String) {
+            if dropped.count >= AuthEventDelivery.maxProjectsRemembered, dropped[project] == nil { dropped.removeAll() }
+        }
     }
+
+    /// Projects whose delivery status and drop counts are remembered at once.
+    static let maxProjectsRemembered = 10_000
 
     /// Events waiting, and their bytes (for tests and the status line).
     public var waiting: (events: Int, bytes: Int) { state.withLock { ($0.count, $0.bytes) } }
@@ -83,8 +98,10 @@ public final class AuthEventDelivery: Sendable {
         var full: [(project: String, known: Bool)] = []
         state.withLock { state in
             for event in events {
-                guard state.count < limits.maxEvents, state.bytes + event.body.count <= limits.maxBytes else {
+                let maxEvents = state.reached ? limits.maxEvents : min(limits.maxEvents, limits.maxEventsUntilReached)
+                guard state.count < maxEvents, state.bytes + event.body.count <= limits.maxBytes else {
                     if state.dropped[event.projectId, default: 0] == 0 {
+                        state.boundDropped(adding: event.projectId)
                         full.append((event.projectId, state.status[event.projectId] != nil))
                     }
                     state.dropped[event.projectId, default: 0] += 1
@@ -103,7 +120,7 @@ public final class AuthEventDelivery: Sendable {
         for (project, known) in full {
             logger.log(
                 level: known ? .warning : .debug,
-                "auth events of project \(project) are being dropped: the queue for the Functions emulator is full (at most \(limits.maxEvents) events and \(limits.maxBytes) bytes)",
+                "auth events of project \(project) are being dropped: the queue for the Functions emulator is full (at most \(limits.maxEvents) events, \(limits.maxEventsUntilReached) until one has answered, and \(limits.maxBytes) bytes)",
                 metadata: ["event": "functions", "project": "\(project)"])
         }
         for project in starting { Task { await self.send(project) } }
@@ -148,7 +165,10 @@ public final class AuthEventDelivery: Sendable {
                 state.bytes -= first.event.body.count
                 expired += 1
             }
-            if expired > 0 { state.dropped[project, default: 0] += expired }
+            if expired > 0 {
+                state.boundDropped(adding: project)
+                state.dropped[project, default: 0] += expired
+            }
             let first = state.lanes[project]?.first
             if first == nil { state.lanes[project] = nil }
             return (first, expired, state.status[project] != nil)
@@ -163,8 +183,10 @@ public final class AuthEventDelivery: Sendable {
         return pending
     }
 
+    /// Takes off the event a Functions emulator has answered.
     private func removeHead(of project: String) {
         state.withLock { state in
+            state.reached = true
             guard let first = state.lanes[project]?.removeFirst() else { return }
             state.count -= 1
             state.bytes -= first.event.body.count
@@ -176,7 +198,7 @@ public final class AuthEventDelivery: Sendable {
         let (previous, dropped, waiting) = state.withLock { state -> (Status?, Int, Int) in
             let previous = state.status[project]
             // One entry per project that ever had an event: bounded by the projects in use.
-            if state.status.count >= 10_000, previous == nil { state.status.removeAll() }
+            if state.status.count >= Self.maxProjectsRemembered, previous == nil { state.status.removeAll() }
             state.status[project] = status
             let dropped = state.dropped[project] ?? 0
             if case .delivering = status { state.dropped[project] = nil }
@@ -193,7 +215,7 @@ public final class AuthEventDelivery: Sendable {
                 metadata: metadata)
         case .down(let origin):
             logger.warning(
-                "auth events of project \(project): the Functions emulator at \(origin) (\(address.foundThrough)) cannot be reached (\(reason ?? "no answer")); events wait until it answers (at most \(limits.maxEvents), each for \(limits.maxAge))",
+                "auth events of project \(project): the Functions emulator at \(origin) (\(address.foundThrough)) cannot be reached (\(reason ?? "no answer")); events wait until it answers (at most \(limits.maxEvents), \(limits.maxEventsUntilReached) until one has answered, each for \(limits.maxAge))",
                 metadata: metadata)
         case .refused(let origin, let code):
             logger.warning(
