@@ -11,7 +11,8 @@ Cases: slow-hash (8 clients guess passwords of an imported bcrypt cost-12 user),
 documents to signInWithIdp), redirect-events (40 posts of 15 MB), big-fields (11 sign-ups with a
 15 MB display name), unread (200 connections pipeline a 1,000-user download and never read),
 projects (20,000 project ids, one SMS code each), trickle (120 clients trickle heads at a
-listener capped by 160 open files)."""
+listener capped by 160 open files), held-bodies (100 connections send 15 MiB of a sign-up body and
+stop, reconnecting when cut off)."""
 import argparse
 import base64
 import os
@@ -191,6 +192,28 @@ def projects(daemon, stop):
     return [threading.Thread(target=send, args=(offset,)) for offset in range(4)]
 
 
+def held_bodies(daemon, stop):
+    head = (f"POST {API}/accounts:signUp?key=k HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {16 << 20}\r\n\r\n").encode()
+    body = b'{"displayName":"' + b"a" * ((15 << 20) - 16)
+
+    def hold():
+        while not stop.is_set():
+            try:
+                with socket.create_connection(("127.0.0.1", daemon.port), timeout=1) as sock:
+                    sock.sendall(head)
+                    sock.sendall(body)
+                    while not stop.is_set():
+                        try:
+                            if not sock.recv(65536):
+                                break
+                        except socket.timeout:
+                            continue
+            except OSError:
+                time.sleep(0.05)
+    return [threading.Thread(target=hold) for _ in range(100)]
+
+
 def trickle(daemon, stop):
     def slow():
         head = b"GET /readyz HTTP/1.1\r\nHost: localhost\r\nX-Slow: " + b"a" * 200
@@ -209,7 +232,7 @@ def trickle(daemon, stop):
 
 
 CASES = {"slow-hash": slow_hash, "saml": saml, "redirect-events": redirect_events, "big-fields": big_fields,
-         "unread": unread, "projects": projects, "trickle": trickle}
+         "unread": unread, "projects": projects, "trickle": trickle, "held-bodies": held_bodies}
 
 
 def run(binary, name, seconds):

@@ -20,6 +20,10 @@ public struct ConnectionLimits: Sendable {
     /// Bytes of answers waiting in connections whose clients do not read them (the socket has
     /// taken none for a second), over every connection: past it those connections are closed.
     public var maxUnreadAnswerBytes = 64 << 20
+    /// Bytes of request bodies under way (received, their end not yet), over every connection:
+    /// past it a body over `smallBodyBytes` is refused and, for five seconds, bodies under way for
+    /// over a second are cut off, so clients that send big bodies and never finish them cannot fill the memory.
+    public var maxPendingBodyBytes = 64 << 20
 
     public init() {}
 
@@ -36,6 +40,13 @@ public struct ConnectionLimits: Sendable {
     /// before it makes room: a client at work sends its next request sooner, and closing it at
     /// once would race that request (the client would see its connection reset).
     static let idleGraceWhenFull = TimeAmount.milliseconds(250)
+    /// A body this small is never refused for the pending-bodies budget: every API call's body is
+    /// smaller, and all connections' small bodies together stay under `maxConnections` × 64 KiB.
+    static let smallBodyBytes = 64 << 10
+    /// How long a body may be under way while the pending bodies exceed their budget, or within
+    /// `bodyRoomWindow` after one was refused for it.
+    static let bodyGraceOverBudget = TimeAmount.seconds(1)
+    static let bodyRoomWindow = TimeAmount.seconds(5)
 }
 
 /// The connections one listener has open, and the bytes of answers their clients have not read;
@@ -44,6 +55,8 @@ final class OpenConnections: Sendable {
     private let count = Atomic<Int>(0)
     private let unread = Atomic<Int>(0)
     private let waiting = Atomic<Int>(0)
+    private let pending = Atomic<Int>(0)
+    private let bodyRefused = Atomic<UInt64>(0)
     let maximum: Int?
 
     init(maximum: Int?) { self.maximum = maximum }
@@ -55,6 +68,16 @@ final class OpenConnections: Sendable {
     /// Bytes buffered in connections that cannot take more now: what `BulkAnswerGate` waits on.
     var waitingAnswerBytes: Int { waiting.load(ordering: .relaxed) }
     func waitingChanged(by delta: Int) { waiting.add(delta, ordering: .relaxed) }
+    /// Bytes of request bodies received whose end has not come (`ConnectionGuard.countBody`).
+    var pendingBodyBytes: Int { pending.load(ordering: .relaxed) }
+    func pendingChanged(by delta: Int) { pending.add(delta, ordering: .relaxed) }
+    /// A body was refused for the budget (now): bodies long under way make room for the next.
+    func bodyWasRefused(at now: NIODeadline) { bodyRefused.store(now.uptimeNanoseconds, ordering: .relaxed) }
+    /// Whether the pending bodies' budget was wanted by a refused body in the `window` before `now`.
+    func bodyRoomWanted(at now: NIODeadline, within window: TimeAmount) -> Bool {
+        let refused = bodyRefused.load(ordering: .relaxed)
+        return refused > 0 && now.uptimeNanoseconds &- refused <= UInt64(window.nanoseconds)
+    }
 
     var current: Int { count.load(ordering: .relaxed) }
     /// At the maximum: idle connections close to make room.
@@ -114,6 +137,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var countedUnread = 0
     /// The bytes of this connection counted in `open.waitingAnswerBytes`.
     private var countedWaiting = 0
+    /// The bytes of this request's body received so far, counted in `open.pendingBodyBytes`.
+    private var countedBody = 0
     private var ticker: RepeatedTask?
     /// Completed when the client is gone (the connection closed, or its input ended mid-request).
     private(set) var departure: EventLoopPromise<Void>?
@@ -138,12 +163,14 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         ticker?.cancel()
         departure?.succeed()
         uncountUnread()
+        uncountBody()
     }
 
     func channelInactive(context: ChannelHandlerContext) {
         ticker?.cancel()
         departure?.succeed()
         uncountUnread()
+        uncountBody()
         context.fireChannelInactive()
     }
 
@@ -218,9 +245,11 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
                 head.headers.replaceOrAdd(name: "connection", value: "close")
                 return context.fireChannelRead(wrapInboundOut(.head(head)))
             }
-        case .body:
+        case .body(let part):
             if phase == .discarding { return }
+            if !countBody(part.readableBytes) { return refuseOverBudget(context) }
         case .end:
+            uncountBody()
             if phase == .discarding { return close(context) }
             phase = responseEnded ? .idle : .responding
             since = .now()
@@ -295,17 +324,25 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// head after half a second (a client sends a head in milliseconds; a trickle would hold its slot for the whole
     /// header timeout). An answer its client has not read for the idle timeout ends it too, with
     /// the buffered answer, and at once while the unread answers of all connections exceed
-    /// `maxUnreadAnswerBytes`.
+    /// `maxUnreadAnswerBytes`. For five seconds after a body was refused for `maxPendingBodyBytes`,
+    /// those under way for over a second are cut off (clients that send most of a body and stop).
     private func check(_ context: ChannelHandlerContext) {
         let now = NIODeadline.now()
         recountUnread(context, now: now)
         if countedUnread > 0, open.unreadAnswerBytes > limits.maxUnreadAnswerBytes { return close(context) }
         let elapsed = now - since
+        let bodyRoomWanted =
+            open.pendingBodyBytes > limits.maxPendingBodyBytes
+            || open.bodyRoomWanted(at: now, within: ConnectionLimits.bodyRoomWindow)
         let expired =
             switch phase {
             case .idle: elapsed > idleLimit || (open.isFull && elapsed > ConnectionLimits.idleGraceWhenFull)
             case .head: elapsed > limits.headerTimeout || (open.isFull && elapsed > ConnectionLimits.headGraceWhenFull)
-            case .body, .discarding: elapsed > limits.bodyTimeout
+            case .body:
+                elapsed > limits.bodyTimeout || (bodyRoomWanted && elapsed > ConnectionLimits.bodyGraceOverBudget)
+            case .discarding:
+                elapsed > limits.bodyTimeout
+                    || (countedBody > 0 && bodyRoomWanted && elapsed > ConnectionLimits.bodyGraceOverBudget)
             case .responding: false
             }
         let unread = unwritableSince.map { now - $0 > limits.idleTimeout } ?? false
@@ -318,6 +355,34 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     // MARK: Bodies
+
+    /// Counts a part of a body under way; false when the body is over `smallBodyBytes` and the
+    /// bodies under way exceed `maxPendingBodyBytes` (counting it).
+    private func countBody(_ bytes: Int) -> Bool {
+        countedBody += bytes
+        open.pendingChanged(by: bytes)
+        return countedBody <= ConnectionLimits.smallBodyBytes || open.pendingBodyBytes <= limits.maxPendingBodyBytes
+    }
+
+    private func uncountBody() {
+        open.pendingChanged(by: -countedBody)
+        countedBody = 0
+    }
+
+    /// 503 while bodies under way fill their budget (before anything else was answered: the
+    /// handler waits for the body's end); the rest of the body is dropped, not kept, and the
+    /// connection closes at its end. What the handler already holds stays counted until then.
+    private func refuseOverBudget(_ context: ChannelHandlerContext) {
+        open.bodyWasRefused(at: .now())
+        guard !responseEnded else { return close(context) }
+        phase = .discarding
+        send(
+            context, version: .http1_1, status: .serviceUnavailable,
+            error: AuthError(
+                "UNAVAILABLE",
+                "Too many request bodies are under way (max_pending_body_bytes); send this one again.",
+                kind: .unavailable), closing: false)
+    }
 
     /// Why a head is refused before its body: a `Content-Length` over the limit (true when the
     /// client waits for `100 Continue`, so no body follows).

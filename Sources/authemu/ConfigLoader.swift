@@ -26,6 +26,7 @@ struct ConfigLayer {
     var idleTimeoutSeconds: Int?
     var maxConnections: Int?
     var maxUnreadAnswerBytes: Int?
+    var maxPendingBodyBytes: Int?
     var publicURL: String?
     var logLevel: String?
     var logFormat: String?
@@ -43,7 +44,7 @@ struct ConfigLayer {
     static let keys = [
         "host", "port", "project", "data", "ephemeral", "store", "admin_token", "max_body_bytes",
         "header_timeout_seconds", "body_timeout_seconds", "idle_timeout_seconds", "max_connections",
-        "max_unread_answer_bytes", "public_url",
+        "max_unread_answer_bytes", "max_pending_body_bytes", "public_url",
         "log_level",
         "log_format", "shutdown_timeout_seconds", "token_signing", "functions_ca_file", "single_project",
         "functions_emulator",
@@ -99,6 +100,7 @@ struct ConfigLayer {
         case "idle_timeout_seconds": idleTimeoutSeconds = try integer(1...3600)
         case "max_connections": maxConnections = try integer(16...10_000_000)
         case "max_unread_answer_bytes": maxUnreadAnswerBytes = try integer(65536...(1 << 40))
+        case "max_pending_body_bytes": maxPendingBodyBytes = try integer(65536...(1 << 40))
         case "log_format":
             let format = try string().lowercased()
             guard LogFormat(rawValue: format) != nil else {
@@ -224,6 +226,7 @@ struct ConfigLayer {
             idleTimeoutSeconds: idleTimeoutSeconds ?? lower.idleTimeoutSeconds,
             maxConnections: maxConnections ?? lower.maxConnections,
             maxUnreadAnswerBytes: maxUnreadAnswerBytes ?? lower.maxUnreadAnswerBytes,
+            maxPendingBodyBytes: maxPendingBodyBytes ?? lower.maxPendingBodyBytes,
             publicURL: publicURL ?? lower.publicURL,
             logLevel: logLevel ?? lower.logLevel, logFormat: logFormat ?? lower.logFormat,
             shutdownTimeoutSeconds: shutdownTimeoutSeconds ?? lower.shutdownTimeoutSeconds,
@@ -255,6 +258,7 @@ struct ConfigLayer {
         if let idleTimeoutSeconds { config.connections.idleTimeout = .seconds(Int64(idleTimeoutSeconds)) }
         config.connections.maxConnections = maxConnections
         if let maxUnreadAnswerBytes { config.connections.maxUnreadAnswerBytes = maxUnreadAnswerBytes }
+        if let maxPendingBodyBytes { config.connections.maxPendingBodyBytes = maxPendingBodyBytes }
         config.publicURL = publicURL
         config.projects = projects
         if let tokenSigning { config.tokenSigning = tokenSigning }

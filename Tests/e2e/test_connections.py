@@ -345,6 +345,70 @@ def test_a_bad_limit_in_the_config_file_stops_start_up_naming_the_key(tmp_path, 
     assert f"key '{key}' must be an integer from" in result.stderr
 
 
+def unread_by_daemon(port, client_ports):
+    """Bytes these clients sent that the daemon has not read yet (rx_queue, /proc/net/tcp)."""
+    waiting = 0
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for line in open(table).read().splitlines()[1:]:
+            fields = line.split()
+            local, remote = int(fields[1].split(":")[1], 16), int(fields[2].split(":")[1], 16)
+            if local == port and remote in client_ports:
+                waiting += int(fields[4].split(":")[1], 16)
+    return waiting
+
+
+def content_length(answer):
+    head = answer.split(b"\r\n\r\n", 1)[0].lower()
+    return int(head.split(b"content-length:")[1].split(b"\r\n")[0])
+
+
+def body_under_way(port, length, sent):
+    """A connection that sends a sign-up head for `length` bytes of body and only `sent` of them."""
+    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    sock.sendall((f"POST /identitytoolkit.googleapis.com/v1/accounts:signUp?key=k HTTP/1.1\r\nHost: localhost\r\n"
+                  f"Content-Type: application/json\r\nContent-Length: {length}\r\n\r\n").encode())
+    sock.sendall(b'{"displayName":"' + b"a" * (sent - 16))
+    return sock
+
+
+def test_bodies_under_way_over_their_budget_are_refused_and_cut_off(tmp_path):
+    """Clients that send most of a big body and stop hold it in the daemon's memory. Past
+    `max_pending_body_bytes` over all connections (1 MiB here) a body over 64 KiB gets an enveloped
+    503 (the rest of it is dropped, and the connection closes at its end), the bodies long under way are cut off within seconds (not held
+    for the 60 s body timeout), and a small body is answered throughout."""
+    config = tmp_path / "authemu.yaml"
+    config.write_text("max_pending_body_bytes: 1048576\n")
+    daemon = Daemon(tmp_path, extra=["--config", str(config)]).start()
+    try:
+        held = [body_under_way(daemon.port, 600_000, 500_000) for _ in range(2)]
+        ports = {sock.getsockname()[1] for sock in held}
+        wait_for(lambda: unread_by_daemon(daemon.port, ports) == 0)
+        small = requests.post(f"{daemon.base}/identitytoolkit.googleapis.com/v1/accounts:signUp", params={"key": "k"},
+                              json={"email": "small@example.com", "password": "secret123"}, timeout=10)
+        assert small.status_code == 200
+        refused = body_under_way(daemon.port, 300_000, 200_000)
+        answer = b""
+        while b"\r\n\r\n" not in answer or len(answer.split(b"\r\n\r\n", 1)[1]) < content_length(answer):
+            answer += refused.recv(65536)
+        head, body = answer.split(b"\r\n\r\n", 1)
+        assert head.split(b"\r\n")[0] == b"HTTP/1.1 503 Service Unavailable"
+        assert b"connection: close" in head.lower()
+        message = "Too many request bodies are under way (max_pending_body_bytes); send this one again."
+        assert json.loads(body) == {"error": {"code": 503, "message": message, "status": "UNAVAILABLE",
+                                              "errors": [{"message": message, "reason": "backendError"}]}}
+        # Without the cut-off they would be held for the body timeout, 60 s.
+        wait_for(lambda: held_by_daemon(daemon.port, ports) == 0, seconds=5)
+        for sock in [*held, refused]:
+            sock.close()
+        whole = requests.post(f"{daemon.base}/identitytoolkit.googleapis.com/v1/accounts:signUp", params={"key": "k"},
+                              json={"email": "big@example.com", "password": "secret123", "displayName": "a" * 300_000},
+                              timeout=10)
+        assert whole.status_code == 400
+        assert whole.json()["error"]["message"].startswith("INVALID_DISPLAY_NAME")
+    finally:
+        daemon.stop()
+
+
 def test_unread_answers_over_the_budget_are_dropped_before_the_idle_timeout(tmp_path):
     """Connections that pipeline downloads and never read them hold their answers; past
     `max_unread_answer_bytes` over all of them (1 MiB here) they are closed within seconds, long
