@@ -12,7 +12,7 @@ documents to signInWithIdp), redirect-events (40 posts of 15 MB), big-fields (11
 15 MB display name), unread (200 connections pipeline a 1,000-user download and never read),
 projects (20,000 project ids, one SMS code each), trickle (120 clients trickle heads at a
 listener capped by 160 open files), held-bodies (100 connections send 15 MiB of a sign-up body and
-stop, reconnecting when cut off)."""
+stop, reconnecting when cut off), lookups (8 clients look up 150,000 ids a request)."""
 import argparse
 import base64
 import os
@@ -214,6 +214,21 @@ def held_bodies(daemon, stop):
     return [threading.Thread(target=hold) for _ in range(100)]
 
 
+def lookups(daemon, stop):
+    body = ('{"localId":[' + ",".join(f'"u{index}"' for index in range(150_000)) + "]}").encode()
+    headers = {**ADMIN, "Content-Type": "application/json"}
+
+    def send():
+        session = requests.Session()
+        while not stop.is_set():
+            try:
+                session.post(f"{daemon.base}{API}/projects/bench/accounts:lookup", headers=headers, data=body,
+                             timeout=30)
+            except requests.RequestException:
+                pass
+    return [threading.Thread(target=send) for _ in range(8)]
+
+
 def trickle(daemon, stop):
     def slow():
         head = b"GET /readyz HTTP/1.1\r\nHost: localhost\r\nX-Slow: " + b"a" * 200
@@ -232,7 +247,8 @@ def trickle(daemon, stop):
 
 
 CASES = {"slow-hash": slow_hash, "saml": saml, "redirect-events": redirect_events, "big-fields": big_fields,
-         "unread": unread, "projects": projects, "trickle": trickle, "held-bodies": held_bodies}
+         "unread": unread, "projects": projects, "trickle": trickle, "held-bodies": held_bodies,
+         "lookups": lookups}
 
 
 def run(binary, name, seconds):

@@ -6,7 +6,7 @@ import AuthEmulatorSQLite
 import Foundation
 import Logging
 
-/// The store the configuration names, opened: SQLite in memory (`--ephemeral`), a SQLite file
+/// The store the configuration names, opened: a SQLite file removed at stop (`--ephemeral`), a SQLite file
 /// (`--data`, `--store sqlite:PATH`), or PostgreSQL (`--store postgres://…`).
 struct OpenedStore {
     let store: any AuthStore
@@ -17,10 +17,7 @@ struct OpenedStore {
     let close: @Sendable () async -> Void
 
     static func open(_ config: AppConfig, logger: Logger) async throws -> OpenedStore {
-        if config.ephemeral {
-            let store = try SQLiteStore()
-            return OpenedStore(store: store, location: "in memory (--ephemeral)") { try? store.close() }
-        }
+        if config.ephemeral { return try ephemeral(logger: logger) }
         if let text = config.storeURL {
             let url = try PostgresStoreURL(text)
             let store = try await PostgresStore(url: url, logger: logger)
@@ -38,6 +35,28 @@ struct OpenedStore {
             throw StoreOpenError(Self.explain(path: config.dataPath, error))
         }
         return OpenedStore(store: store, location: config.dataPath) { try? store.close() }
+    }
+
+    /// `--ephemeral`: a database file of its own under the temporary directory, removed at stop
+    /// (`EphemeralDatabase`); in memory only where no temporary directory can be written.
+    static func ephemeral(logger: Logger) throws -> OpenedStore {
+        do {
+            let database = try EphemeralDatabase.make()
+            do {
+                let store = try SQLiteStore(path: database.path)
+                return OpenedStore(store: store, location: "\(database.path), removed at stop (--ephemeral)") {
+                    try? store.close()
+                    database.remove()
+                }
+            } catch {
+                database.remove()
+                throw error
+            }
+        } catch {
+            logger.warning("--ephemeral: no database file can be made in the temporary directory (\(error)); in memory")
+            let store = try SQLiteStore()
+            return OpenedStore(store: store, location: "in memory (--ephemeral)") { try? store.close() }
+        }
     }
 
     /// Why a database file could not be opened, naming it, and how to fix a permission problem

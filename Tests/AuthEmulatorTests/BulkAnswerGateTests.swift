@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Testing
 
 @testable import AuthEmulatorHTTP
@@ -67,6 +68,20 @@ struct BulkAnswerGateTests {
         let bounded = BulkAnswerGate(permits: 1, open: open, budget: 0, budgetWait: .zero)
         open.waitingChanged(by: 1)
         #expect(try await bounded.admit { open.waitingAnswerBytes } == 1)
+    }
+
+    @Test("a body over 64 KiB, or of no stated length, sends any route's request through the gate")
+    func bulkBodies() {
+        func bulk(_ method: HTTPRequest.Method, _ fields: HTTPFields) -> Bool {
+            RouteRegistration<AuthRequestContext>.isBulkBody(method: method, headers: fields)
+        }
+        #expect(!bulk(.post, [.contentLength: "65536"]))
+        #expect(bulk(.post, [.contentLength: "65537"]))
+        #expect(bulk(.patch, [.contentLength: "16777216"]))
+        #expect(bulk(.post, [.transferEncoding: "chunked"]))
+        #expect(!bulk(.post, [:]))
+        #expect(!bulk(.get, [.contentLength: "1000000"]))
+        #expect(!bulk(.head, [.transferEncoding: "chunked"]))
     }
 
     @Test("the route table sends every listing, download and list page through the gate, and nothing else")

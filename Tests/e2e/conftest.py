@@ -69,6 +69,25 @@ class Daemon:
             self.kill(signal.SIGTERM)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def no_ephemeral_database_left():
+    """An `--ephemeral` daemon keeps its database in a directory of its own under the temporary
+    directory and removes it when it stops; one a test killed (-9) leaves it for the next
+    ephemeral start to remove. After the last test, those of daemons that are gone are removed."""
+    yield
+    import shutil
+    import tempfile
+    temporary = Path(tempfile.gettempdir())
+    for directory in temporary.glob("authemu-ephemeral-*"):
+        pid = int(directory.name.split("-")[2])
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            shutil.rmtree(directory, ignore_errors=True)
+        except PermissionError:
+            pass
+
+
 @pytest.fixture(scope="session")
 def daemon(tmp_path_factory):
     # AUTHEMU_E2E_STORE=postgres://… runs the shared daemon on PostgreSQL (a schema of its own).

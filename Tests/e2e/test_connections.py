@@ -409,6 +409,30 @@ def test_bodies_under_way_over_their_budget_are_refused_and_cut_off(tmp_path):
         daemon.stop()
 
 
+def test_a_body_that_stops_holds_no_turn_of_the_bulk_gate(tmp_path):
+    """Bulk work (listings, downloads, any big body) goes a few at a time; a request's body is
+    read before it takes its turn, so clients that send part of a body to a bulk route, or part of
+    a big body, and stop hold nothing: a download is answered at once, not after the 60 s body
+    timeout."""
+    daemon = Daemon(tmp_path).start()
+    try:
+        api = "/identitytoolkit.googleapis.com/v1"
+        held = []
+        for path, length in ((f"{api}/projects/{PROJECT}/accounts:query", 100), (f"{api}/accounts:lookup?key=k", 200_000)):
+            for _ in range(4):
+                sock = socket.create_connection(("127.0.0.1", daemon.port), timeout=10)
+                sock.sendall((f"POST {path} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer owner\r\n"
+                              f"Content-Type: application/json\r\nContent-Length: {length}\r\n\r\n{{").encode())
+                held.append(sock)
+        download = requests.get(f"{daemon.base}{api}/projects/{PROJECT}/accounts:batchGet",
+                                headers={"Authorization": "Bearer owner"}, timeout=5)
+        assert (download.status_code, download.json()) == (200, {"kind": "identitytoolkit#DownloadAccountResponse"})
+        for sock in held:
+            sock.close()
+    finally:
+        daemon.stop()
+
+
 def test_unread_answers_over_the_budget_are_dropped_before_the_idle_timeout(tmp_path):
     """Connections that pipeline downloads and never read them hold their answers; past
     `max_unread_answer_bytes` over all of them (1 MiB here) they are closed within seconds, long

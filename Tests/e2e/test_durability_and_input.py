@@ -1,5 +1,6 @@
 """State survives SIGKILL; bad input gets enveloped 4xx and the daemon keeps serving."""
 import json
+import signal
 import subprocess
 
 import pytest
@@ -224,3 +225,32 @@ def test_provider_emails_are_indexed_on_upgrade(tmp_path):
     assert "USING INDEX federated_ids_email" in sql(
         "EXPLAIN QUERY PLAN SELECT local_id FROM federated_ids WHERE project_id = ? AND tenant_id = ? AND email = ?")
     assert sql("PRAGMA integrity_check") == "ok"
+
+
+def test_an_ephemeral_database_is_a_file_of_its_own_removed_at_stop(tmp_path):
+    """`--ephemeral` keeps its state in a directory of its own under $TMPDIR (so reads have
+    connections of their own, as with --data): gone when the daemon stops, and after a kill -9
+    removed by the next ephemeral start."""
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    daemon = Daemon(tmp_path, env={"TMPDIR": str(temporary)}).start()
+    [directory] = list(temporary.glob("authemu-ephemeral-*"))
+    assert directory.name.startswith(f"authemu-ephemeral-{daemon.proc.pid}-")
+    assert (directory / "state.sqlite").exists()
+    assert oct(directory.stat().st_mode & 0o777) == "0o700"
+    created = Api(daemon.base).v1("accounts:signUp", {"email": "e@example.com", "password": "secret123"})
+    assert created.status_code == 200
+    assert daemon.kill(signal.SIGTERM) == 0
+    assert list(temporary.glob("authemu-ephemeral-*")) == []
+    killed = Daemon(tmp_path, env={"TMPDIR": str(temporary)}).start()
+    assert killed.kill() == -signal.SIGKILL
+    assert len(list(temporary.glob("authemu-ephemeral-*"))) == 1
+    again = Daemon(tmp_path, env={"TMPDIR": str(temporary)}).start()
+    try:
+        [left] = list(temporary.glob("authemu-ephemeral-*"))
+        assert left.name.startswith(f"authemu-ephemeral-{again.proc.pid}-")
+        lookup = Api(again.base).v1("accounts:signInWithPassword", {"email": "e@example.com", "password": "secret123"})
+        assert error_message(lookup) == "EMAIL_NOT_FOUND"
+    finally:
+        again.stop()
+    assert list(temporary.glob("authemu-ephemeral-*")) == []
