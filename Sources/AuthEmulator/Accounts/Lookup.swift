@@ -73,8 +73,9 @@ extension Emulator {
         let users: [UserRecord] = try await store.read { tx in
             try await self.enabledSettings(tx, scope, create: false)
             var found: [UserRecord] = []
+            var seen = Set<String>()
             func add(_ user: UserRecord?) {
-                if let user, !found.contains(where: { $0.localId == user.localId }) { found.append(user) }
+                if let user, seen.insert(user.localId).inserted { found.append(user) }
             }
             if caller.isAdmin, request.idToken == nil {
                 for id in request.localId ?? [] { add(try await tx.user(scope, localId: id)) }
