@@ -151,13 +151,35 @@ def test_a_long_poll_ends_when_its_client_leaves(daemon):
     wait_for(lambda: held_by_daemon(daemon.port, ports) == 0, seconds=10)
 
 
+def capped_daemon(tmp_path, port):
+    """A daemon limited to 160 open files: each loopback listener keeps at most 48 connections."""
+    log = open(tmp_path / "authemu.log", "wb")
+    return subprocess.Popen(["prlimit", "--nofile=160:160", BINARY, "serve", "--port", str(port), "--ephemeral",
+                             "--project", PROJECT], stdout=log, stderr=subprocess.STDOUT)
+
+
+def tricklers(port, stop, count=120):
+    """Clients that trickle a head a byte every 0.2 s and reconnect when cut off, until `stop`."""
+    def trickle():
+        head = b"GET /readyz HTTP/1.1\r\nHost: localhost\r\nX-Slow: " + b"a" * 200
+        while not stop.is_set():
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=2) as sock:
+                    for byte in head:
+                        if stop.is_set():
+                            break
+                        sock.sendall(bytes([byte]))
+                        time.sleep(0.2)
+            except OSError:
+                time.sleep(0.05)
+    return [threading.Thread(target=trickle, daemon=True) for _ in range(count)]
+
+
 def test_at_its_connection_limit_the_daemon_does_not_spin_and_readyz_answers(tmp_path):
     """160 open files: each of the two loopback listeners keeps at most (160 - 64) / 2 = 48
     connections; 150 silent ones wait in the backlog, idle ones are closed to make room."""
     port = free_port()
-    log = open(tmp_path / "authemu.log", "wb")
-    proc = subprocess.Popen(["prlimit", "--nofile=160:160", BINARY, "serve", "--port", str(port), "--ephemeral",
-                             "--project", PROJECT], stdout=log, stderr=subprocess.STDOUT)
+    proc = capped_daemon(tmp_path, port)
     flood = []
     try:
         wait_for(lambda: subprocess.run(["curl", "-sf", f"http://127.0.0.1:{port}/readyz"],
@@ -189,26 +211,9 @@ def test_at_its_connection_limit_trickling_heads_make_room_for_readyz(tmp_path):
     hold its slot for the 10 s header timeout, nor restart it with its first byte), so /readyz
     is answered well within the header timeout."""
     port = free_port()
-    log = open(tmp_path / "authemu.log", "wb")
-    proc = subprocess.Popen(["prlimit", "--nofile=160:160", BINARY, "serve", "--port", str(port), "--ephemeral",
-                             "--project", PROJECT], stdout=log, stderr=subprocess.STDOUT)
+    proc = capped_daemon(tmp_path, port)
     stop = threading.Event()
-
-    def trickle():
-        head = b"GET /readyz HTTP/1.1\r\nHost: localhost\r\nX-Slow: " + b"a" * 200
-        while not stop.is_set():
-            try:
-                sock = socket.create_connection(("127.0.0.1", port), timeout=2)
-                for byte in head:
-                    if stop.is_set():
-                        break
-                    sock.sendall(bytes([byte]))
-                    time.sleep(0.2)
-                sock.close()
-            except OSError:
-                time.sleep(0.05)
-
-    threads = [threading.Thread(target=trickle, daemon=True) for _ in range(120)]
+    threads = tricklers(port, stop)
     try:
         wait_for(lambda: subprocess.run(["curl", "-sf", f"http://127.0.0.1:{port}/readyz"],
                                         capture_output=True).returncode == 0)
@@ -232,24 +237,9 @@ def test_at_its_connection_limit_a_client_at_work_keeps_its_connection(tmp_path)
     is not the one closed: all 60 requests are answered on its one connection (closing idle ones at
     once cut it about one rest in ten, and reset the request racing the close)."""
     port = free_port()
-    log = open(tmp_path / "authemu.log", "wb")
-    proc = subprocess.Popen(["prlimit", "--nofile=160:160", BINARY, "serve", "--port", str(port), "--ephemeral",
-                             "--project", PROJECT], stdout=log, stderr=subprocess.STDOUT)
+    proc = capped_daemon(tmp_path, port)
     stop = threading.Event()
-
-    def trickle():
-        while not stop.is_set():
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=2) as sock:
-                    for byte in b"GET /readyz HTTP/1.1\r\nHost: localhost\r\nX-Slow: " + b"a" * 200:
-                        if stop.is_set():
-                            break
-                        sock.sendall(bytes([byte]))
-                        time.sleep(0.2)
-            except OSError:
-                time.sleep(0.05)
-
-    threads = [threading.Thread(target=trickle, daemon=True) for _ in range(120)]
+    threads = tricklers(port, stop)
     try:
         wait_for(lambda: subprocess.run(["curl", "-sf", f"http://127.0.0.1:{port}/readyz"],
                                         capture_output=True).returncode == 0)
